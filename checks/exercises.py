@@ -1,0 +1,116 @@
+"""THE exercise table: the one place that says which exercises exist.
+
+The stub generator, the grade table, the hints, the bug zoo and `use-reference`
+all read it. Each chapter's points total 100. `files` are relative to the
+`framework/` package; `heading` is the notebook heading that introduces the
+exercise (the learner is sent there by the stub's message).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Chapter:
+    number: int
+    title: str
+    notebook: str
+    grader: str
+
+    @property
+    def exercises(self) -> list[Exercise]:
+        return [ex for ex in EXERCISES if ex.chapter == self.number]
+
+    @property
+    def in_course(self) -> bool:
+        return bool(self.exercises)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    title: str
+    points: int
+    files: tuple[str, ...]
+    heading: str
+    hint: str
+    time_limit: float = 60.0
+
+    @property
+    def chapter(self) -> int:
+        return int(self.id.split(".")[0])
+
+    @property
+    def notebook(self) -> str:
+        return CHAPTERS[self.chapter].notebook
+
+    def stub_message(self) -> str:
+        return (
+            f"Exercise {self.id}: {self.title} — see chapters/{self.notebook}, '{self.heading}'"
+        )
+
+
+CHAPTERS = {
+    1: Chapter(1, "Autodiff", "01_autodiff.ipynb", "checks.chapter1_autodiff"),
+    2: Chapter(2, "Tensor", "02_tensor.ipynb", "checks.chapter2_tensor"),
+    3: Chapter(3, "Primitives", "03_primitives.ipynb", "checks.chapter3_primitives"),
+    4: Chapter(4, "Optimizers", "04_optimizers.ipynb", "checks.chapter4_optimizers"),
+    5: Chapter(5, "Tiny Transformer", "05_transformer.ipynb", "checks.chapter5_transformer"),
+}
+
+EXERCISES = [
+    Exercise(
+        "1.1", "Numerical derivative", 10, ("autodiff.py",),
+        "1.1 Derivatives as slopes",
+        "Use the central difference (f(x + eps) - f(x - eps)) / (2 eps), not a one-sided one.",
+    ),
+    Exercise(
+        "1.2", "Add and multiply", 15, ("autodiff.py",),
+        "1.2 The first two ops: add and multiply",
+        "grad_fn receives the output's gradient g and returns one gradient per parent, "
+        "in the order of `parents`: for a · b that is (g · b, g · a).",
+    ),
+    Exercise(
+        "1.3", "Power, subtraction and division", 15, ("autodiff.py",),
+        "1.3 Power, and ops for free",
+        "d(aⁿ)/da = n · aⁿ⁻¹. Write a - b and a / b with + , * and ** only.",
+    ),
+    Exercise(
+        "1.4", "Exp and log", 10, ("autodiff.py",),
+        "1.4 Exp and log",
+        "d(eᵃ)/da = eᵃ and d(ln a)/da = 1/a; multiply each by the incoming gradient.",
+    ),
+    Exercise(
+        "1.5", "Tanh, ReLU and sigmoid", 15, ("autodiff.py",),
+        "1.5 Activations: tanh, ReLU, sigmoid",
+        "tanh' = 1 - tanh², relu' = 1 where a > 0 else 0, sigmoid' = s(1 - s); "
+        "for sigmoid of a negative a use eᵃ / (1 + eᵃ) so nothing overflows.",
+    ),
+    Exercise(
+        "1.6", "Topological order", 15, ("autodiff.py",),
+        "1.6 Walking the graph in order",
+        "Use an explicit stack, not recursion, and a visited set of id(node): each node "
+        "must appear once, after all its parents.",
+    ),
+    Exercise(
+        "1.7", "Backward", 20, ("autodiff.py",),
+        "1.7 Backward: the reverse walk",
+        "Walk reversed(topological_order(self)); seed self.grad with 1; add (+=) each "
+        "parent's share, never assign, so a node used twice gets both contributions.",
+    ),
+]
+
+
+def exercise(exercise_id: str) -> Exercise:
+    for ex in EXERCISES:
+        if ex.id == exercise_id:
+            return ex
+    known = ", ".join(ex.id for ex in EXERCISES)
+    raise SystemExit(f"no exercise {exercise_id!r}; the exercises are {known}")
+
+
+def chapter(number: int) -> Chapter:
+    if number not in CHAPTERS:
+        raise SystemExit(f"no chapter {number}; the chapters are 1 to {len(CHAPTERS)}")
+    return CHAPTERS[number]

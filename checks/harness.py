@@ -1,0 +1,136 @@
+"""What every grader uses: check registration, hypothesis profiles, the graders' own walk.
+
+A grader module registers checks with `@check("1.2")` and one probe per exercise
+with `@probe("1.2")`. The probe is a cheap call of the exercise's code: if it
+raises `NotImplementedError`, the exercise is "not implemented yet" and its
+hypothesis checks are not run. It also returns a few named values, which
+`compare` shows for the learner's code beside the reference.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import HealthCheck, settings
+
+from checks.loader import load_framework
+
+_slow = [HealthCheck.too_slow, HealthCheck.data_too_large]
+settings.register_profile("learner", max_examples=15, deadline=None, suppress_health_check=_slow)
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, derandomize=True, database=None,
+    suppress_health_check=_slow,
+)
+settings.register_profile(
+    "proof", max_examples=15, deadline=None, derandomize=True, database=None,
+    suppress_health_check=_slow,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "learner"))
+
+
+@dataclass(frozen=True)
+class Check:
+    exercise: str
+    name: str
+    function: Callable[[], None]
+
+
+CHECKS: list[Check] = []
+PROBES: dict[str, Callable] = {}
+
+
+def check(exercise_id: str) -> Callable:
+    """Register a check of one exercise; its docstring's first line is what it proves."""
+
+    def register(function: Callable) -> Callable:
+        CHECKS.append(Check(exercise_id, function.__name__, function))
+        return function
+
+    return register
+
+
+def probe(exercise_id: str) -> Callable:
+    """Register the exercise's probe: `probe(fw) -> dict[str, value]`."""
+
+    def register(function: Callable) -> Callable:
+        PROBES[exercise_id] = function
+        return function
+
+    return register
+
+
+def framework():
+    """The implementation under test, chosen by `IMPL`."""
+    return load_framework()
+
+
+def graph_walk(root) -> list:
+    """The graders' own topological order (iterative), independent of the learner's."""
+    order, seen, stack = [], {id(root)}, [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        stack.append((node, True))
+        for parent in node.parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append((parent, False))
+    return order
+
+
+def backprop(root, seed) -> dict[int, object]:
+    """Gradients of every node by the graders' own reverse walk over `parents`/`grad_fn`.
+
+    Returns {id(node): gradient}; only calls each node's `grad_fn`, so an op's
+    exercise is graded before the learner's walk exists.
+    """
+    grads = {id(root): seed}
+    for node in reversed(graph_walk(root)):
+        grad = grads.get(id(node))
+        if grad is None or node.grad_fn is None:
+            continue
+        parent_grads = node.grad_fn(grad)
+        assert len(parent_grads) == len(node.parents), (
+            f"grad_fn of a {node.op!r} node returned {len(parent_grads)} gradients "
+            f"for {len(node.parents)} parents"
+        )
+        for parent, parent_grad in zip(node.parents, parent_grads):
+            if parent_grad is None:
+                continue
+            previous = grads.get(id(parent))
+            grads[id(parent)] = parent_grad if previous is None else previous + parent_grad
+    return grads
+
+
+def central_difference(f: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6):
+    """∂f/∂x for a scalar f of a float64 array, one central difference per element."""
+    x = np.array(x, dtype=np.float64)
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        original = x[index]
+        x[index] = original + eps
+        plus = f(x)
+        x[index] = original - eps
+        minus = f(x)
+        x[index] = original
+        grad[index] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def assert_close(got, expected, what: str, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """Compare arrays or numbers; the message says what, and shows expected and got."""
+    got_array = np.asarray(got, dtype=np.float64)
+    expected_array = np.asarray(expected, dtype=np.float64)
+    assert got_array.shape == expected_array.shape, (
+        f"{what}: shape {got_array.shape}, expected {expected_array.shape}"
+    )
+    if not np.allclose(got_array, expected_array, rtol=rtol, atol=atol, equal_nan=False):
+        raise AssertionError(
+            f"{what}:\n  expected {np.array2string(expected_array, precision=6)}"
+            f"\n  got      {np.array2string(got_array, precision=6)}"
+        )

@@ -1,0 +1,95 @@
+"""Chapter 1's bug zoo: the mistakes learners make in the engine and the scalar ops."""
+
+from checks.mutants import Mutant
+
+MUTANTS = [
+    Mutant(
+        "1.1", "one-sided difference", "autodiff.py",
+        "return (f(x + eps) - f(x - eps)) / (2 * eps)",
+        "return (f(x + eps) - f(x)) / eps",
+    ),
+    Mutant(
+        "1.1", "central difference divided by eps, not 2 eps", "autodiff.py",
+        "return (f(x + eps) - f(x - eps)) / (2 * eps)",
+        "return (f(x + eps) - f(x - eps)) / eps",
+    ),
+    Mutant(
+        "1.2", "mul's gradients swapped", "autodiff.py",
+        "lambda g: (g * b, g * a), \"*\"",
+        "lambda g: (g * a, g * b), \"*\"",
+    ),
+    Mutant(
+        "1.2", "add's rule captures its result (a reference cycle)", "autodiff.py",
+        "return Value(self.data + other.data, (self, other), lambda g: (g, g), \"+\")",
+        "out = Value(self.data + other.data, (self, other), None, \"+\")\n"
+        "        out.grad_fn = lambda g: (g, g) if out else (g, g)\n"
+        "        return out",
+    ),
+    Mutant(
+        "1.3", "pow's derivative uses n instead of n - 1", "autodiff.py",
+        "lambda g: (g * n * a ** (n - 1),)",
+        "lambda g: (g * n * a**n,)",
+    ),
+    Mutant(
+        "1.3", "division upside down", "autodiff.py",
+        "return self * other**-1",
+        "return other * self**-1",
+    ),
+    Mutant(
+        "1.4", "log's derivative as 1/x²", "autodiff.py",
+        "lambda g: (g / a,), \"log\"",
+        "lambda g: (g / a**2,), \"log\"",
+    ),
+    Mutant(
+        "1.4", "exp's gradient forgets the incoming gradient", "autodiff.py",
+        "lambda g: (g * c,), \"exp\"",
+        "lambda g: (c,), \"exp\"",
+    ),
+    Mutant(
+        "1.5", "tanh's derivative as 1 - tanh", "autodiff.py",
+        "(g * (1.0 - c * c),)",
+        "(g * (1.0 - c),)",
+    ),
+    Mutant(
+        "1.5", "relu passes the gradient at negatives", "autodiff.py",
+        "(g if positive else 0.0,)",
+        "(g,)",
+    ),
+    Mutant(
+        "1.5", "naive sigmoid overflows for large negative inputs", "autodiff.py",
+        "        if a >= 0:\n            c = 1.0 / (1.0 + math.exp(-a))\n"
+        "        else:\n            z = math.exp(a)\n            c = z / (1.0 + z)\n",
+        "        c = 1.0 / (1.0 + math.exp(-a))\n",
+    ),
+    Mutant(
+        "1.6", "no visited set: a shared node is visited twice", "autodiff.py",
+        "            if id(parent) not in visited:\n",
+        "            if True:\n",
+    ),
+    Mutant(
+        "1.6", "a recursive walk that dies on deep graphs", "autodiff.py",
+        "    order = []\n    visited = {id(root)}\n    stack = [(root, iter(root.parents))]\n"
+        "    while stack:\n        node, parents = stack[-1]\n        for parent in parents:\n"
+        "            if id(parent) not in visited:\n                visited.add(id(parent))\n"
+        "                stack.append((parent, iter(parent.parents)))\n                break\n"
+        "        else:\n            stack.pop()\n            order.append(node)\n    return order\n",
+        "    order, visited = [], set()\n\n    def visit(node):\n        if id(node) in visited:\n"
+        "            return\n        visited.add(id(node))\n        for parent in node.parents:\n"
+        "            visit(parent)\n        order.append(node)\n\n    visit(root)\n    return order\n",
+    ),
+    Mutant(
+        "1.7", "gradient overwritten instead of accumulated", "autodiff.py",
+        "                parent.grad += grad\n",
+        "                parent.grad = grad\n",
+    ),
+    Mutant(
+        "1.7", "intermediate gradients not reset between calls", "autodiff.py",
+        "            if node.grad_fn is not None:\n                node.grad = 0.0\n",
+        "            pass\n",
+    ),
+    Mutant(
+        "1.7", "walk in topological, not reverse, order", "autodiff.py",
+        "        for node in reversed(order):\n            if node.grad_fn is None:\n",
+        "        for node in order:\n            if node.grad_fn is None:\n",
+    ),
+]

@@ -1,0 +1,1 @@
+"""Command-line tools behind the Makefile: `python -m checks.tools.<tool>`."""

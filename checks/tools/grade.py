@@ -1,0 +1,117 @@
+"""Grade chapters: a score table, hints for what fails, results as JSON.
+
+    python -m checks.tools.grade 1        # one chapter (make check-chapter1)
+    python -m checks.tools.grade          # every chapter (make check)
+
+`IMPL` picks the code graded (default: your `framework/`). Exit status 0 only at
+full marks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+import time
+
+from checks.exercises import CHAPTERS, Chapter, Exercise, chapter
+from checks.loader import ROOT
+from checks.tools.processes import run_many
+
+DETAIL_LINES = 12
+
+
+def score(ex: Exercise, result: dict) -> int:
+    """Points in proportion to the checks passed, rounded down; all checks for all points."""
+    checks = result["checks"]
+    if result["status"] != "ok" or not checks:
+        return 0
+    return ex.points * sum(c["passed"] for c in checks) // len(checks)
+
+
+def verdict(result: dict) -> str:
+    status = result["status"]
+    if status == "not_implemented":
+        return "not implemented yet"
+    if status == "blocked":
+        return "waits for " + result["message"].split(":")[0].lower()
+    if status == "timeout":
+        return "timed out"
+    if status == "error":
+        return "error"
+    passed = sum(c["passed"] for c in result["checks"])
+    total = len(result["checks"])
+    return "pass" if passed == total else f"fail ({passed}/{total} checks)"
+
+
+def details(ex: Exercise, result: dict) -> str:
+    """What a learner needs for a failing exercise: the failures, the hint, where to read."""
+    lines = [f"{ex.id} {ex.title}:"]
+    if result["status"] in ("error", "timeout"):
+        lines.append(textwrap.indent(result["message"], "    "))
+    for c in result["checks"]:
+        if c["passed"] or "message" not in c:
+            continue
+        lines.append(f"  ✗ {c['name']}: {c.get('doc', '')}")
+        message = c["message"].splitlines()[:DETAIL_LINES]
+        lines.append(textwrap.indent("\n".join(message), "      "))
+    lines.append(f"  hint: {ex.hint}")
+    lines.append(f"  read: chapters/{ex.notebook}, '{ex.heading}'")
+    return "\n".join(lines)
+
+
+def grade_chapter(ch: Chapter, impl: str, profile: str) -> tuple[int, list[dict]]:
+    exercises = ch.exercises
+    results = run_many([(ex.id, impl, profile) for ex in exercises])
+    earned = 0
+    print(f"\nChapter {ch.number}: {ch.title}   (IMPL={impl})")
+    print(f"  {'exercise':<9}{'title':<40}{'points':>8}  result")
+    for ex, result in zip(exercises, results):
+        points = score(ex, result)
+        earned += points
+        result.update(points=points, possible=ex.points, title=ex.title)
+        print(f"  {ex.id:<9}{ex.title:<40}{points:>4}/{ex.points:<3}  {verdict(result)}")
+    print(f"  {'total':<49}{earned:>4}/100")
+    failing = [
+        (ex, r) for ex, r in zip(exercises, results)
+        if r["points"] < ex.points and r["status"] not in ("not_implemented", "blocked")
+    ]
+    for ex, result in failing:
+        print("\n" + details(ex, result))
+    return earned, results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chapters", nargs="*", type=int, help="chapter numbers (default: all)")
+    parser.add_argument("--json", help="where to write the results (default grades/)")
+    args = parser.parse_args(argv)
+    impl = os.environ.get("IMPL", "framework")
+    profile = os.environ.get("HYPOTHESIS_PROFILE", "learner")
+    numbers = args.chapters or [n for n, ch in CHAPTERS.items() if ch.in_course]
+    for number in args.chapters:
+        if not chapter(number).in_course:
+            print(f"Chapter {number} ({CHAPTERS[number].title}) is not in the course yet.")
+            return 2
+    start = time.perf_counter()
+    report, totals = {}, {}
+    for number in numbers:
+        totals[number], report[number] = grade_chapter(CHAPTERS[number], impl, profile)
+    if len(numbers) > 1:
+        print("\nSummary")
+        for number in numbers:
+            print(f"  Chapter {number}: {CHAPTERS[number].title:<20}{totals[number]:>4}/100")
+    print(f"\n({time.perf_counter() - start:.1f} s)")
+    path = args.json or ROOT / "grades" / (
+        f"chapter{numbers[0]}.json" if len(numbers) == 1 else "all.json"
+    )
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as file:
+        json.dump({"impl": impl, "chapters": report, "totals": totals}, file, indent=1)
+    return 0 if all(total == 100 for total in totals.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Run one exercise's checks in this process and print the results as JSON.
+
+    python -m checks.tools.run_exercise 1.2 [--no-probe] [--stop-at-first-failure]
+
+The grader starts one such process per exercise, under a time limit, so a hang
+or a crash costs that exercise only. Results go to stdout as one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from checks.exercises import exercise
+
+MAX_MESSAGE = 1500
+
+
+def describe(error: BaseException) -> str:
+    """A short account of a failure: the message, hypothesis's counterexample, where."""
+    message = str(error) or type(error).__name__
+    if not isinstance(error, AssertionError):
+        message = f"{type(error).__name__}: {message}"
+        frames = [
+            f for f in traceback.extract_tb(error.__traceback__) if "framework" in f.filename
+        ]
+        if frames:
+            where = frames[-1]
+            message += f"\n  raised in {Path(where.filename).name}, line {where.lineno}: {where.line}"
+    notes = [n for n in getattr(error, "__notes__", []) if not n.startswith("You can reproduce")]
+    if notes:
+        message += "\n  " + "\n  ".join(notes)
+    return message[:MAX_MESSAGE]
+
+
+def not_implemented_here(error: BaseException, exercise_id: str) -> bool:
+    return isinstance(error, NotImplementedError) and str(error).startswith(
+        f"Exercise {exercise_id}:"
+    )
+
+
+def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
+    ex = exercise(exercise_id)
+    result = {"exercise": ex.id, "status": "ok", "checks": [], "message": ""}
+    try:
+        from checks.exercises import CHAPTERS
+        from checks.harness import CHECKS, PROBES, framework
+
+        fw = framework()
+        importlib.import_module(CHAPTERS[ex.chapter].grader)
+    except Exception as error:  # a learner's syntax error lands here, once, readably
+        result.update(status="error", message="the framework does not import: " + describe(error))
+        return result
+    checks = [c for c in CHECKS if c.exercise == ex.id]
+    if use_probe:
+        try:
+            PROBES[ex.id](fw)
+        except NotImplementedError as error:
+            status = "not_implemented" if not_implemented_here(error, ex.id) else "blocked"
+            result.update(status=status, message=str(error))
+            result["checks"] = [{"name": c.name, "passed": False} for c in checks]
+            return result
+        except Exception:  # the checks below report it in detail
+            pass
+    for c in checks:
+        start = time.perf_counter()
+        try:
+            c.function()
+            entry = {"name": c.name, "passed": True}
+        except Exception as error:
+            entry = {"name": c.name, "passed": False, "message": describe(error)}
+        entry["seconds"] = round(time.perf_counter() - start, 3)
+        entry["doc"] = (c.function.__doc__ or "").strip().split("\n")[0]
+        result["checks"].append(entry)
+        if stop_at_first_failure and not entry["passed"]:
+            break
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("exercise")
+    parser.add_argument("--no-probe", action="store_true", help="run every check regardless")
+    parser.add_argument("--stop-at-first-failure", action="store_true")
+    args = parser.parse_args()
+    result = run(args.exercise, not args.no_probe, args.stop_at_first_failure)
+    sys.stdout.write("\n" + json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main()

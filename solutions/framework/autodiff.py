@@ -1,0 +1,262 @@
+"""Chapter 1: the graph engine and a scalar `Value`.
+
+The engine knows nothing about scalars. A node is anything with
+
+- `parents`: the nodes it was computed from (empty for a leaf), and
+- `grad_fn`: a rule mapping the gradient of the node to its parents' gradients
+  (a vector-Jacobian product), or None for a leaf.
+
+`topological_order` and the backward walk only use these two attributes, so
+Chapter 2's `Tensor` runs on the same engine. No rule ever captures the node it
+belongs to: a node points to its parents, never back to itself, so a graph is
+freed by reference counting alone, without waiting for the garbage collector.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from numbers import Real
+
+_grad_enabled = True
+
+
+class no_grad:
+    """Context manager (and decorator) in which operations record no graph, as in PyTorch."""
+
+    def __enter__(self) -> None:
+        global _grad_enabled
+        self._previous = _grad_enabled
+        _grad_enabled = False
+
+    def __exit__(self, *exc_info: object) -> None:
+        global _grad_enabled
+        _grad_enabled = self._previous
+
+    def __call__(self, function: Callable) -> Callable:
+        def wrapper(*args, **kwargs):
+            with no_grad():
+                return function(*args, **kwargs)
+
+        wrapper.__name__ = function.__name__
+        wrapper.__doc__ = function.__doc__
+        return wrapper
+
+
+def is_grad_enabled() -> bool:
+    """True unless inside `no_grad()`."""
+    return _grad_enabled
+
+
+def numerical_derivative(f: Callable[[float], float], x: float, eps: float = 1e-6) -> float:
+    """Central difference: f'(x) ≈ (f(x + eps) - f(x - eps)) / (2 eps), error O(eps²)."""
+    ### BEGIN SOLUTION 1.1
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+    ### END SOLUTION
+
+
+def topological_order(root) -> list:
+    """Every node `root` depends on, each once, parents before children; `root` last.
+
+    Iterative depth-first search, so a chain of 100,000 nodes does not hit Python's
+    recursion limit, and linear time: each node is expanded once and each edge
+    looked at once.
+    """
+    ### BEGIN SOLUTION 1.6
+    order = []
+    visited = {id(root)}
+    stack = [(root, iter(root.parents))]
+    while stack:
+        node, parents = stack[-1]
+        for parent in parents:
+            if id(parent) not in visited:
+                visited.add(id(parent))
+                stack.append((parent, iter(parent.parents)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+    ### END SOLUTION
+
+
+def _check_number(op: str, other: object) -> None:
+    if not isinstance(other, (Value, Real)) or isinstance(other, bool):
+        raise TypeError(
+            f"{op}: cannot combine a Value with {type(other).__name__} {other!r}; "
+            "use a Value, an int or a float"
+        )
+
+
+def _as_value(op: str, other: Value | float) -> Value:
+    if isinstance(other, Value):
+        return other
+    _check_number(op, other)
+    return Value(float(other))
+
+
+class Value:
+    """A scalar that remembers how it was computed, so it can be differentiated.
+
+    >>> a, b = Value(2.0), Value(3.0)
+    >>> c = a * b + a
+    >>> c.backward()
+    >>> a.grad, b.grad
+    (4.0, 2.0)
+    """
+
+    __slots__ = ("data", "grad", "parents", "grad_fn", "op", "label", "__weakref__")
+
+    def __init__(
+        self,
+        data: float,
+        parents: tuple[Value, ...] = (),
+        grad_fn: Callable[[float], tuple[float, ...]] | None = None,
+        op: str = "",
+        label: str = "",
+    ) -> None:
+        self.data = data
+        self.grad = 0.0
+        if _grad_enabled:
+            self.parents = parents
+            self.grad_fn = grad_fn
+        else:
+            self.parents = ()
+            self.grad_fn = None
+        self.op = op
+        self.label = label
+
+    def __repr__(self) -> str:
+        return f"Value(data={self.data:.4g}, grad={self.grad:.4g})"
+
+    # -- exercise 1.2: the two ops everything else is built from ------------
+
+    def __add__(self, other: Value | float) -> Value:
+        """c = a + b; dc/da = 1, dc/db = 1."""
+        other = _as_value("add", other)
+        ### BEGIN SOLUTION 1.2
+        return Value(self.data + other.data, (self, other), lambda g: (g, g), "+")
+        ### END SOLUTION
+
+    def __mul__(self, other: Value | float) -> Value:
+        """c = a · b; dc/da = b, dc/db = a."""
+        other = _as_value("mul", other)
+        ### BEGIN SOLUTION 1.2
+        a, b = self.data, other.data
+        return Value(a * b, (self, other), lambda g: (g * b, g * a), "*")
+        ### END SOLUTION
+
+    # -- exercise 1.3: power, and two ops derived from the ones above ----------
+
+    def __pow__(self, n: float) -> Value:
+        """c = aⁿ for a number n; dc/da = n · aⁿ⁻¹."""
+        if isinstance(n, Value):
+            raise TypeError(
+                "pow: the exponent must be a number, not a Value; "
+                "for a Value exponent write (n * a.log()).exp()"
+            )
+        _check_number("pow", n)
+        ### BEGIN SOLUTION 1.3
+        a = self.data
+        return Value(a**n, (self,), lambda g: (g * n * a ** (n - 1),), f"**{n:g}")
+        ### END SOLUTION
+
+    def __sub__(self, other: Value | float) -> Value:
+        """a - b = a + (-1)·b: no new derivative needed."""
+        other = _as_value("sub", other)
+        ### BEGIN SOLUTION 1.3
+        return self + other * -1.0
+        ### END SOLUTION
+
+    def __truediv__(self, other: Value | float) -> Value:
+        """a / b = a · b⁻¹: no new derivative needed."""
+        other = _as_value("div", other)
+        ### BEGIN SOLUTION 1.3
+        return self * other**-1
+        ### END SOLUTION
+
+    def __neg__(self) -> Value:
+        return self * -1.0
+
+    def __radd__(self, other: float) -> Value:
+        return _as_value("add", other) + self
+
+    def __rsub__(self, other: float) -> Value:
+        return _as_value("sub", other) - self
+
+    def __rmul__(self, other: float) -> Value:
+        return _as_value("mul", other) * self
+
+    def __rtruediv__(self, other: float) -> Value:
+        return _as_value("div", other) / self
+
+    # -- exercise 1.4 ----------------------------------------------------------
+
+    def exp(self) -> Value:
+        """c = eᵃ; dc/da = eᵃ = c."""
+        ### BEGIN SOLUTION 1.4
+        c = math.exp(self.data)
+        return Value(c, (self,), lambda g: (g * c,), "exp")
+        ### END SOLUTION
+
+    def log(self) -> Value:
+        """c = ln a for a > 0; dc/da = 1/a."""
+        if self.data <= 0:
+            raise ValueError(
+                f"log: the input must be positive, got {self.data!r}; "
+                "clamp it first, or add a small epsilon"
+            )
+        ### BEGIN SOLUTION 1.4
+        a = self.data
+        return Value(math.log(a), (self,), lambda g: (g / a,), "log")
+        ### END SOLUTION
+
+    # -- exercise 1.5 ----------------------------------------------------------
+
+    def tanh(self) -> Value:
+        """c = tanh a; dc/da = 1 - c²."""
+        ### BEGIN SOLUTION 1.5
+        c = math.tanh(self.data)
+        return Value(c, (self,), lambda g: (g * (1.0 - c * c),), "tanh")
+        ### END SOLUTION
+
+    def relu(self) -> Value:
+        """c = max(a, 0); dc/da = 1 if a > 0 else 0."""
+        ### BEGIN SOLUTION 1.5
+        positive = self.data > 0
+        c = self.data if positive else 0.0
+        return Value(c, (self,), lambda g: (g if positive else 0.0,), "relu")
+        ### END SOLUTION
+
+    def sigmoid(self) -> Value:
+        """c = 1 / (1 + e⁻ᵃ), never exponentiating a large positive number; dc/da = c(1 - c)."""
+        ### BEGIN SOLUTION 1.5
+        a = self.data
+        if a >= 0:
+            c = 1.0 / (1.0 + math.exp(-a))
+        else:
+            z = math.exp(a)
+            c = z / (1.0 + z)
+        return Value(c, (self,), lambda g: (g * c * (1.0 - c),), "sigmoid")
+        ### END SOLUTION
+
+    # -- exercise 1.7 ----------------------------------------------------------
+
+    def backward(self) -> None:
+        """Fill `.grad` of every node this one depends on with d(self)/d(node).
+
+        Leaves accumulate (+=) across calls, as in PyTorch; zero them between steps.
+        Intermediate nodes start from zero on every call.
+        """
+        ### BEGIN SOLUTION 1.7
+        order = topological_order(self)
+        for node in order:
+            if node.grad_fn is not None:
+                node.grad = 0.0
+        self.grad += 1.0
+        for node in reversed(order):
+            if node.grad_fn is None:
+                continue
+            for parent, grad in zip(node.parents, node.grad_fn(node.grad)):
+                parent.grad += grad
+        ### END SOLUTION
