@@ -1,0 +1,1 @@
+"""The workloads of ../shared/BENCHMARKS.md, each `run(fw, steps, warmup) -> dict`."""

@@ -1,0 +1,56 @@
+"""W1: a scalar MLP on two moons, one `Value` per number (BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+SIZES = (2, 16, 16, 1)
+
+
+def make_parameters(fw):
+    """U(-1/√n_in, 1/√n_in) weights per layer from default_rng(1); biases 0."""
+    rng = np.random.default_rng(1)
+    layers = []
+    for n_in, n_out in zip(SIZES[:-1], SIZES[1:]):
+        bound = 1 / np.sqrt(n_in)
+        weights = rng.uniform(-bound, bound, size=(n_out, n_in))
+        layers.append([([fw.Value(float(w)) for w in row], fw.Value(0.0)) for row in weights])
+    return layers
+
+
+def forward(layers, x):
+    for depth, layer in enumerate(layers):
+        outputs = []
+        for weights, bias in layer:
+            total = bias
+            for w, xi in zip(weights, x):
+                total = total + w * xi
+            outputs.append(total.tanh() if depth < len(layers) - 1 else total)
+        x = outputs
+    return x[0]
+
+
+def run(fw, steps: int, warmup: int) -> dict:
+    X, y = fw.data.make_moons(100, 0.1, seed=0, dtype=np.float64)
+    points = X.tolist()
+    labels = [2.0 * label - 1.0 for label in y.tolist()]
+    layers = make_parameters(fw)
+    parameters = [p for layer in layers for ws, b in layer for p in (*ws, b)]
+    assert len(parameters) == 337
+    times, losses = [], []
+    for step in range(warmup + steps):
+        start = time.perf_counter()
+        for p in parameters:
+            p.grad = 0.0
+        scores = [forward(layers, x) for x in points]
+        loss = sum((1.0 - label * s).relu() for label, s in zip(labels, scores)) / len(points)
+        loss.backward()
+        for p in parameters:
+            p.data -= 0.1 * p.grad
+        losses.append(loss.data)
+        del loss, scores
+        if step >= warmup:
+            times.append(time.perf_counter() - start)
+    return {"ms_per_step": 1000 * float(np.median(times)) if times else None, "losses": losses}

@@ -1,0 +1,1088 @@
+"""Chapter 2: `Tensor`, NumPy arrays on Chapter 1's engine, with broadcasting.
+
+Every op is a `Function`: `forward(ctx, *arrays)` computes the result with NumPy
+and saves what the gradient needs on `ctx`; `backward(ctx, grad)` returns one
+gradient per positional input (None for inputs that are not tensors). The
+output tensor's `parents` are its inputs that require grad and its `grad_fn`
+maps its gradient to theirs, exactly the protocol `topological_order` walks.
+Forward code is provided; the backward rules and the walk are the exercises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from . import autodiff
+from .autodiff import topological_order
+
+Shape = tuple[int, ...]
+Axis = int | tuple[int, ...] | None
+
+
+# -- exercise 2.1: the learner's own checker, for arrays ------------------------------------
+
+
+def numerical_gradient(f: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6):
+    """∂f/∂x for a scalar function of an array, one central difference per element.
+
+    Works on a float64 copy of x, so the caller's array is never changed.
+    """
+    ### BEGIN SOLUTION 2.1
+    x = np.array(x, dtype=np.float64)
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        original = x[index]
+        x[index] = original + eps
+        plus = f(x)
+        x[index] = original - eps
+        minus = f(x)
+        x[index] = original
+        grad[index] = (plus - minus) / (2 * eps)
+    return grad
+    ### END SOLUTION
+
+
+# -- broadcasting ---------------------------------------------------------------------------
+
+
+def broadcast_failure(op: str, *shapes: Shape) -> str | None:
+    """None if the shapes broadcast; else a sentence naming the op, shapes and the axis."""
+    ndim = max(len(s) for s in shapes)
+    for axis in range(-1, -ndim - 1, -1):
+        sizes = {s[axis] for s in shapes if len(s) >= -axis} - {1}
+        if len(sizes) > 1:
+            listed = " and ".join(str(tuple(s)) for s in shapes)
+            vs = " vs ".join(str(s[axis]) if len(s) >= -axis else "-" for s in shapes)
+            return (
+                f"{op}: shapes {listed} do not broadcast: axis {axis} has {vs}; "
+                "sizes must be equal or 1 (framework.viz.show_broadcast shows the alignment)"
+            )
+    return None
+
+
+def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
+    """Sum `grad` back to `shape`: the adjoint of broadcasting `shape` up to grad.shape.
+
+    Broadcasting copies a value along new leading axes and along axes of size 1;
+    a copied value's gradient is the sum of its copies' gradients.
+    """
+    ### BEGIN SOLUTION 2.2
+    if grad.shape == tuple(shape):
+        return grad
+    leading = grad.ndim - len(shape)
+    if leading:
+        grad = grad.sum(axis=tuple(range(leading)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad
+    ### END SOLUTION
+
+
+# -- Function: one op with its own analytic backward ------------------------------------------
+
+
+class Context:
+    """What a forward leaves for its backward; set any attribute you need."""
+
+    def save_for_backward(self, *arrays: np.ndarray) -> None:
+        self.saved_tensors = arrays
+
+
+class BackwardNode:
+    """A tensor's `grad_fn`: calls its Function's backward, keeps the parents' gradients."""
+
+    __slots__ = ("function", "ctx", "positions", "shapes")
+
+    def __init__(self, function: type, ctx: Context, positions: tuple[int, ...], shapes):
+        self.function, self.ctx, self.positions, self.shapes = function, ctx, positions, shapes
+
+    def __call__(self, grad: np.ndarray) -> tuple:
+        grads = self.function.backward(self.ctx, grad)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        picked = tuple(grads[i] for i in self.positions)
+        for g, shape in zip(picked, self.shapes):
+            if g is not None and np.shape(g) != shape:
+                raise ValueError(
+                    f"{self.function.__name__}.backward returned a gradient of shape "
+                    f"{np.shape(g)} for an input of shape {shape}; a gradient has its "
+                    "input's shape (did you forget unbroadcast?)"
+                )
+        return picked
+
+    def __repr__(self) -> str:
+        return f"<{self.function.__name__}Backward>"
+
+
+def _freed(grad: np.ndarray) -> tuple:
+    raise RuntimeError(
+        "backward: this graph was already freed by an earlier backward(); pass "
+        "retain_graph=True to the first backward() to walk a graph twice, or rebuild it"
+    )
+
+
+def release(node: Tensor) -> None:
+    """Drop what backward no longer needs, so memory is returned as the walk goes."""
+    node.grad_fn = _freed
+    node.parents = ()
+
+
+class Function:
+    """Subclass with `forward(ctx, *args)` and `backward(ctx, grad)`, then call `apply`.
+
+    As in PyTorch (`torch.autograd.Function`), except that forward receives NumPy
+    arrays (tensors unwrapped) and returns a NumPy array.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, *args, **kwargs) -> np.ndarray:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> tuple:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs) -> Tensor:
+        ctx = Context()
+        arrays = [a.data if isinstance(a, Tensor) else a for a in args]
+        out = cls.forward(ctx, *arrays, **kwargs)
+        if not autodiff.is_grad_enabled():
+            return Tensor._make(out)
+        positions = tuple(
+            i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad
+        )
+        if not positions:
+            return Tensor._make(out)
+        parents = tuple(args[i] for i in positions)
+        ctx.needs_input_grad = tuple(i in positions for i in range(len(args)))
+        shapes = tuple(p.data.shape for p in parents)
+        node = BackwardNode(cls, ctx, positions, shapes)
+        return Tensor._make(out, parents, node, cls.__name__.lower())
+
+
+def _shape(x) -> Shape:
+    return np.shape(x)
+
+
+def _broadcasting(op: str, compute: Callable, a, b) -> np.ndarray:
+    try:
+        return compute(a, b)
+    except ValueError:
+        failure = broadcast_failure(op, _shape(a), _shape(b))
+        if failure:
+            raise ValueError(failure) from None
+        raise
+
+
+# -- exercise 2.3: binary elementwise ops ------------------------------------------------------
+
+
+class Add(Function):
+    """c = a + b; ∂c/∂a = 1, ∂c/∂b = 1, each summed back over broadcast axes."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = _shape(a), _shape(b)
+        return _broadcasting("add", np.add, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.3
+        a_shape, b_shape = ctx.shapes
+        return unbroadcast(grad, a_shape), unbroadcast(grad, b_shape)
+        ### END SOLUTION
+
+
+class Sub(Function):
+    """c = a - b; ∂c/∂a = 1, ∂c/∂b = -1."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = _shape(a), _shape(b)
+        return _broadcasting("sub", np.subtract, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        return unbroadcast(grad, a_shape), unbroadcast(-grad, b_shape)
+
+
+class Mul(Function):
+    """c = a · b; ∂c/∂a = b, ∂c/∂b = a."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _broadcasting("mul", np.multiply, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.3
+        a, b = ctx.saved_tensors
+        grad_a = unbroadcast(grad * b, _shape(a)) if ctx.needs_input_grad[0] else None
+        grad_b = unbroadcast(grad * a, _shape(b)) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+        ### END SOLUTION
+
+
+class Div(Function):
+    """c = a / b; ∂c/∂a = 1/b, ∂c/∂b = -a/b²."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _broadcasting("div", np.divide, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.3
+        a, b = ctx.saved_tensors
+        grad_a = unbroadcast(grad / b, _shape(a)) if ctx.needs_input_grad[0] else None
+        grad_b = unbroadcast(-grad * a / (b * b), _shape(b)) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+        ### END SOLUTION
+
+
+class Pow(Function):
+    """c = aᵇ; ∂c/∂a = b · aᵇ⁻¹, ∂c/∂b = aᵇ · ln a (needs a > 0)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = _broadcasting("pow", np.power, a, b)
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.3
+        a, b, out = ctx.saved_tensors
+        grad_a = unbroadcast(grad * b * a ** (b - 1), _shape(a)) if ctx.needs_input_grad[0] else None
+        grad_b = unbroadcast(grad * out * np.log(a), _shape(b)) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+        ### END SOLUTION
+
+
+class Neg(Function):
+    """c = -a; ∂c/∂a = -1."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return np.negative(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (-grad,)
+
+
+# -- exercise 2.4: unary elementwise ops --------------------------------------------------------
+
+
+class Exp(Function):
+    """c = eᵃ; ∂c/∂a = c."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.exp(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.4
+        (out,) = ctx.saved_tensors
+        return (grad * out,)
+        ### END SOLUTION
+
+
+class Log(Function):
+    """c = ln a; ∂c/∂a = 1/a."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.4
+        (a,) = ctx.saved_tensors
+        return (grad / a,)
+        ### END SOLUTION
+
+
+class Tanh(Function):
+    """c = tanh a; ∂c/∂a = 1 - c²."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.tanh(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.4
+        (out,) = ctx.saved_tensors
+        return (grad * (1 - out * out),)
+        ### END SOLUTION
+
+
+class ReLU(Function):
+    """c = max(a, 0); ∂c/∂a = 1 where a > 0, else 0."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.maximum(a, 0)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.4
+        (out,) = ctx.saved_tensors
+        return (grad * (out > 0),)
+        ### END SOLUTION
+
+
+def stable_sigmoid(a: np.ndarray) -> np.ndarray:
+    """1 / (1 + e⁻ᵃ) that never exponentiates a large positive number."""
+    z = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + z), z / (1 + z))
+
+
+class Sigmoid(Function):
+    """c = 1 / (1 + e⁻ᵃ); ∂c/∂a = c(1 - c)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = stable_sigmoid(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.4
+        (out,) = ctx.saved_tensors
+        return (grad * out * (1 - out),)
+        ### END SOLUTION
+
+
+class Sqrt(Function):
+    """c = √a; ∂c/∂a = 1 / (2c)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return (grad / (2 * out),)
+
+
+class Abs(Function):
+    """c = |a|; ∂c/∂a = sign(a)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.abs(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return (grad * np.sign(a),)
+
+
+class Maximum(Function):
+    """c = max(a, b) elementwise; the gradient goes to the larger, split equally at ties."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _broadcasting("maximum", np.maximum, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        share_a = (a > b) + 0.5 * (a == b)
+        return unbroadcast(grad * share_a, _shape(a)), unbroadcast(grad * (1 - share_a), _shape(b))
+
+
+class Where(Function):
+    """c = a where condition else b; the gradient follows the branch taken."""
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        ctx.condition = condition = np.asarray(condition, dtype=bool)
+        ctx.shapes = _shape(a), _shape(b)
+        failure = broadcast_failure("where", condition.shape, *ctx.shapes)
+        if failure:
+            raise ValueError(failure)
+        return np.where(condition, a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a_shape, b_shape = ctx.shapes
+        zero = np.zeros((), dtype=grad.dtype)
+        return (
+            None,
+            unbroadcast(np.where(ctx.condition, grad, zero), a_shape),
+            unbroadcast(np.where(ctx.condition, zero, grad), b_shape),
+        )
+
+
+# -- exercise 2.5 and 2.6: reductions ------------------------------------------------------------
+
+
+def normalize_axes(axis: Axis, ndim: int, op: str = "reduction") -> tuple[int, ...]:
+    """Axis None, an int (negative counts from the end) or a tuple, as sorted positive axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    for a in axes:
+        if not -ndim <= a < max(ndim, 1):
+            raise ValueError(f"{op}: axis {a} is out of range for a tensor with {ndim} axes")
+    return tuple(sorted(a % max(ndim, 1) for a in axes))
+
+
+def expand_reduced(grad: np.ndarray, shape: Shape, axes: tuple[int, ...], keepdims: bool):
+    """Put the reduced axes back (size 1) so grad broadcasts against the input."""
+    return grad if keepdims else np.expand_dims(grad, axes)
+
+
+class Sum(Function):
+    """c = Σ a over axes; ∂c/∂a = 1: every input element gets the gradient of its sum."""
+
+    @staticmethod
+    def forward(ctx, a, axis=None, keepdims=False):
+        ctx.shape = a.shape
+        ctx.axes = normalize_axes(axis, a.ndim, "sum")
+        ctx.keepdims = keepdims
+        return np.sum(a, axis=ctx.axes, keepdims=keepdims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.5
+        grad = expand_reduced(grad, ctx.shape, ctx.axes, ctx.keepdims)
+        return (np.broadcast_to(grad, ctx.shape),)
+        ### END SOLUTION
+
+
+class Mean(Function):
+    """c = (1/n) Σ a over axes, n the number of elements reduced; ∂c/∂a = 1/n."""
+
+    @staticmethod
+    def forward(ctx, a, axis=None, keepdims=False):
+        ctx.shape = a.shape
+        ctx.axes = normalize_axes(axis, a.ndim, "mean")
+        ctx.keepdims = keepdims
+        return np.mean(a, axis=ctx.axes, keepdims=keepdims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.5
+        count = int(np.prod([ctx.shape[a] for a in ctx.axes]))
+        grad = expand_reduced(grad, ctx.shape, ctx.axes, ctx.keepdims)
+        return (np.broadcast_to(grad / count, ctx.shape),)
+        ### END SOLUTION
+
+
+class Max(Function):
+    """c = max of a over axes; the gradient goes to the maximum, split equally among ties."""
+
+    @staticmethod
+    def forward(ctx, a, axis=None, keepdims=False):
+        ctx.axes = normalize_axes(axis, a.ndim, "max")
+        if a.size == 0:
+            raise ValueError(f"max: the tensor of shape {a.shape} is empty")
+        out = np.max(a, axis=ctx.axes, keepdims=True)
+        ctx.save_for_backward(a, out)
+        return out if keepdims else np.squeeze(out, axis=ctx.axes)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.6
+        a, out = ctx.saved_tensors
+        winners = a == out
+        share = winners / winners.sum(axis=ctx.axes, keepdims=True)
+        return (share * grad.reshape(out.shape),)
+        ### END SOLUTION
+
+
+# -- exercise 2.7: reshaping -----------------------------------------------------------------------
+
+
+class Reshape(Function):
+    """c = a with a new shape, same elements in the same order; ∂ is the reshape back."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.shape = a.shape
+        try:
+            return np.reshape(a, shape)
+        except ValueError:
+            raise ValueError(
+                f"reshape: cannot reshape {a.shape} ({a.size} elements) into {tuple(shape)}"
+            ) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.7
+        return (grad.reshape(ctx.shape),)
+        ### END SOLUTION
+
+
+class Permute(Function):
+    """c = a with its axes reordered: c.shape[i] = a.shape[axes[i]]; ∂ applies the inverse order."""
+
+    @staticmethod
+    def forward(ctx, a, axes):
+        if sorted(axes) != list(range(a.ndim)):
+            raise ValueError(
+                f"permute: {tuple(axes)} is not an order of the {a.ndim} axes of shape {a.shape}"
+            )
+        ctx.axes = axes
+        return np.transpose(a, axes)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.7
+        return (np.transpose(grad, np.argsort(ctx.axes)),)
+        ### END SOLUTION
+
+
+class Expand(Function):
+    """c = a broadcast to a larger shape; ∂ sums the copies back (unbroadcast)."""
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.shape = a.shape
+        failure = broadcast_failure("expand", a.shape, tuple(shape))
+        if failure or np.broadcast_shapes(a.shape, tuple(shape)) != tuple(shape):
+            raise ValueError(failure or f"expand: cannot expand {a.shape} to {tuple(shape)}")
+        return np.broadcast_to(a, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (unbroadcast(grad, ctx.shape),)
+
+
+# -- exercise 2.8: matrix products -----------------------------------------------------------------
+
+
+class MatMul(Function):
+    """C = A @ B with NumPy's rules; ∂A = G Bᵀ, ∂B = Aᵀ G, summed over broadcast batch axes.
+
+    A 1-D A is a row (1, k) and a 1-D B a column (k, 1) while differentiating.
+    """
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if a.ndim == 0 or b.ndim == 0:
+            raise ValueError("matmul: both operands need at least one axis; use * for scalars")
+        if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
+            raise ValueError(
+                f"matmul: shapes {a.shape} and {b.shape}: the inner dimensions differ "
+                f"({a.shape[-1]} vs {b.shape[-2 if b.ndim > 1 else 0]}); "
+                "A's last axis must match B's second-to-last"
+            )
+        ctx.save_for_backward(a, b)
+        return np.matmul(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.8
+        a, b = ctx.saved_tensors
+        a2 = a[np.newaxis, :] if a.ndim == 1 else a
+        b2 = b[:, np.newaxis] if b.ndim == 1 else b
+        if a.ndim == 1:
+            grad = np.expand_dims(grad, -2)
+        if b.ndim == 1:
+            grad = np.expand_dims(grad, -1)
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = unbroadcast(grad @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)
+        if ctx.needs_input_grad[1]:
+            if b2.ndim == 2 and a2.ndim > 2:
+                # (..., K) @ (K, N): fold the batch axes into one 2-D product
+                k, n = b2.shape
+                grad_b2 = a2.reshape(-1, k).T @ grad.reshape(-1, n)
+            else:
+                grad_b2 = unbroadcast(np.swapaxes(a2, -1, -2) @ grad, b2.shape)
+            grad_b = grad_b2.reshape(b.shape)
+        return grad_a, grad_b
+        ### END SOLUTION
+
+
+# -- exercise 2.9: indexing ------------------------------------------------------------------------
+
+
+def _plain_index(index):
+    """Tensors inside an index become their arrays."""
+    if isinstance(index, tuple):
+        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
+    return index.data if isinstance(index, Tensor) else index
+
+
+class GetItem(Function):
+    """c = a[index]; ∂a is zero except at the picked places, which receive (+=) their gradient."""
+
+    @staticmethod
+    def forward(ctx, a, index):
+        ctx.shape, ctx.index = a.shape, index
+        try:
+            return a[index]
+        except IndexError as error:
+            raise IndexError(f"getitem: index {index!r} on shape {a.shape}: {error}") from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 2.9
+        grad_a = np.zeros(ctx.shape, dtype=grad.dtype)
+        np.add.at(grad_a, ctx.index, grad)
+        return (grad_a,)
+        ### END SOLUTION
+
+
+class Concatenate(Function):
+    """c = the inputs joined along an existing axis; ∂ splits the gradient back."""
+
+    @staticmethod
+    def forward(ctx, *arrays, axis=0):
+        try:
+            out = np.concatenate(arrays, axis=axis)
+        except ValueError:
+            shapes = ", ".join(str(np.shape(a)) for a in arrays)
+            raise ValueError(
+                f"concatenate: shapes {shapes} must agree on every axis but axis {axis}"
+            ) from None
+        ctx.axis = axis
+        ctx.splits = np.cumsum([np.shape(a)[axis] for a in arrays])[:-1]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(np.split(grad, ctx.splits, axis=ctx.axis))
+
+
+class Stack(Function):
+    """c = the inputs stacked along a new axis; ∂ unstacks the gradient."""
+
+    @staticmethod
+    def forward(ctx, *arrays, axis=0):
+        try:
+            out = np.stack(arrays, axis=axis)
+        except ValueError:
+            shapes = ", ".join(str(np.shape(a)) for a in arrays)
+            raise ValueError(f"stack: all shapes must be equal, got {shapes}") from None
+        ctx.axis = axis
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return tuple(np.moveaxis(grad, ctx.axis, 0))
+
+
+class Cast(Function):
+    """c = a converted to another dtype; the gradient is converted back."""
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx.dtype = a.dtype
+        return a.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad.astype(ctx.dtype),)
+
+
+# -- Tensor ------------------------------------------------------------------------------------------
+
+
+def _as_array(data, dtype=None) -> np.ndarray:
+    """Python floats become float32, ints int64, bools bool; NumPy arrays keep their dtype."""
+    if isinstance(data, Tensor):
+        data = data.data
+    if isinstance(data, (np.ndarray, np.generic)):
+        array = np.asarray(data)
+    else:
+        array = np.asarray(data)
+        if array.dtype == np.float64:
+            array = array.astype(np.float32)
+        elif np.issubdtype(array.dtype, np.integer):
+            array = array.astype(np.int64)
+    return array if dtype is None else array.astype(dtype)
+
+
+class Tensor:
+    """An n-dimensional array that remembers how it was computed.
+
+    >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    array([[2., 4.]], dtype=float32)
+    """
+
+    __slots__ = ("data", "grad", "requires_grad", "parents", "grad_fn", "op", "label",
+                 "__weakref__")
+    __array_priority__ = 100  # so ndarray + Tensor calls Tensor.__radd__
+
+    def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
+        self.data = _as_array(data, dtype)
+        if requires_grad and not np.issubdtype(self.data.dtype, np.floating):
+            raise TypeError(
+                f"Tensor: only floating tensors can require grad, this one is {self.data.dtype}; "
+                "create it with dtype=np.float32 or convert it with .to(np.float32)"
+            )
+        self.grad = None
+        self.requires_grad = requires_grad
+        self.parents = ()
+        self.grad_fn = None
+        self.op = ""
+        self.label = ""
+
+    @classmethod
+    def _make(cls, data: np.ndarray, parents: tuple = (), grad_fn=None, op: str = "") -> Tensor:
+        """A result of an op, built without the checks of __init__ (the hot path)."""
+        out = cls.__new__(cls)
+        out.data = data if isinstance(data, np.ndarray) else np.asarray(data)
+        out.grad = None
+        out.requires_grad = grad_fn is not None
+        out.parents = parents
+        out.grad_fn = grad_fn
+        out.op = op
+        out.label = ""
+        return out
+
+    # -- what a PyTorch user expects --------------------------------------------------------
+
+    shape = property(lambda self: self.data.shape)
+    ndim = property(lambda self: self.data.ndim)
+    size = property(lambda self: self.data.size)
+    dtype = property(lambda self: self.data.dtype)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, precision=4, separator=", ", prefix="Tensor(")
+        extra = f", grad_fn={self.grad_fn!r}" if self.grad_fn is not None else (
+            ", requires_grad=True" if self.requires_grad else "")
+        dtype = "" if self.data.dtype == np.float32 else f", dtype={self.data.dtype}"
+        return f"Tensor({body}{dtype}{extra})"
+
+    def item(self) -> float | int | bool:
+        if self.data.size != 1:
+            raise ValueError(f"item: the tensor has {self.data.size} elements, not one")
+        return self.data.item()
+
+    def numpy(self) -> np.ndarray:
+        return self.data
+
+    def detach(self) -> Tensor:
+        """The same data, cut from the graph."""
+        return Tensor._make(self.data)
+
+    def to(self, dtype) -> Tensor:
+        return self if self.data.dtype == dtype else Cast.apply(self, dtype)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and not np.issubdtype(self.data.dtype, np.floating):
+            raise TypeError(f"requires_grad_: a {self.data.dtype} tensor cannot require grad")
+        self.requires_grad = requires_grad
+        return self
+
+    # -- exercise 2.10: the walk, with arrays ---------------------------------------------------
+
+    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) · gradient into `.grad` of every leaf that requires grad.
+
+        `gradient` (the cotangent) may be omitted only for a one-element tensor. The
+        graph is freed on the way unless `retain_graph=True`.
+        """
+        if not self.requires_grad:
+            raise RuntimeError(
+                "backward: this tensor does not require grad; create a leaf with "
+                "requires_grad=True, and do not compute it inside no_grad()"
+            )
+        if gradient is None:
+            if self.data.size != 1:
+                raise RuntimeError(
+                    f"backward: the tensor has shape {self.shape}; without a gradient "
+                    "argument backward works on a one-element tensor only (call .sum() first, "
+                    "or pass gradient= of the same shape)"
+                )
+            gradient = np.ones_like(self.data)
+        gradient = _as_array(gradient, self.data.dtype)
+        if gradient.shape != self.shape:
+            raise ValueError(f"backward: gradient shape {gradient.shape} ≠ tensor shape {self.shape}")
+        ### BEGIN SOLUTION 2.10
+        grads = {id(self): gradient}
+        for node in reversed(topological_order(self)):
+            grad = grads.pop(id(node), None)
+            if grad is None:
+                continue
+            if node.grad_fn is None:
+                node.grad = grad.copy() if node.grad is None else node.grad + grad
+                continue
+            for parent, parent_grad in zip(node.parents, node.grad_fn(grad)):
+                if parent_grad is not None:
+                    key = id(parent)
+                    grads[key] = parent_grad if key not in grads else grads[key] + parent_grad
+            if not retain_graph:
+                release(node)
+        ### END SOLUTION
+
+    # -- arithmetic -----------------------------------------------------------------------------
+
+    def __add__(self, other):
+        return Add.apply(self, other)
+
+    def __radd__(self, other):
+        return Add.apply(other, self)
+
+    def __sub__(self, other):
+        return Sub.apply(self, other)
+
+    def __rsub__(self, other):
+        return Sub.apply(other, self)
+
+    def __mul__(self, other):
+        return Mul.apply(self, other)
+
+    def __rmul__(self, other):
+        return Mul.apply(other, self)
+
+    def __truediv__(self, other):
+        return Div.apply(self, other)
+
+    def __rtruediv__(self, other):
+        return Div.apply(other, self)
+
+    def __pow__(self, other):
+        return Pow.apply(self, other)
+
+    def __rpow__(self, other):
+        return Pow.apply(other, self)
+
+    def __neg__(self):
+        return Neg.apply(self)
+
+    def __matmul__(self, other):
+        return MatMul.apply(self, other)
+
+    def __rmatmul__(self, other):
+        return MatMul.apply(other, self)
+
+    def __getitem__(self, index):
+        return GetItem.apply(self, _plain_index(index))
+
+    # -- comparisons: no gradient --------------------------------------------------------------
+
+    def _compare(self, other, compare) -> Tensor:
+        other = other.data if isinstance(other, Tensor) else other
+        return Tensor._make(compare(self.data, other))
+
+    def __lt__(self, other):
+        return self._compare(other, np.less)
+
+    def __le__(self, other):
+        return self._compare(other, np.less_equal)
+
+    def __gt__(self, other):
+        return self._compare(other, np.greater)
+
+    def __ge__(self, other):
+        return self._compare(other, np.greater_equal)
+
+    def __eq__(self, other):
+        return self._compare(other, np.equal)
+
+    def __ne__(self, other):
+        return self._compare(other, np.not_equal)
+
+    __hash__ = object.__hash__
+
+    # -- elementwise functions -----------------------------------------------------------------
+
+    def exp(self):
+        return Exp.apply(self)
+
+    def log(self):
+        return Log.apply(self)
+
+    def sqrt(self):
+        return Sqrt.apply(self)
+
+    def tanh(self):
+        return Tanh.apply(self)
+
+    def relu(self):
+        return ReLU.apply(self)
+
+    def sigmoid(self):
+        return Sigmoid.apply(self)
+
+    def abs(self):
+        return Abs.apply(self)
+
+    def masked_fill(self, mask, value: float) -> Tensor:
+        """`value` where mask is True, self elsewhere (mask broadcasts, as in PyTorch)."""
+        mask = mask.data if isinstance(mask, Tensor) else mask
+        return Where.apply(mask, np.asarray(value, dtype=self.dtype), self)
+
+    # -- reductions ------------------------------------------------------------------------------
+
+    def sum(self, axis: Axis = None, keepdims: bool = False):
+        return Sum.apply(self, axis=axis, keepdims=keepdims)
+
+    def mean(self, axis: Axis = None, keepdims: bool = False):
+        return Mean.apply(self, axis=axis, keepdims=keepdims)
+
+    def max(self, axis: Axis = None, keepdims: bool = False):
+        return Max.apply(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: Axis = None, keepdims: bool = False):
+        return -((-self).max(axis=axis, keepdims=keepdims))
+
+    def argmax(self, axis: int | None = None) -> Tensor:
+        return Tensor._make(np.argmax(self.data, axis=axis))
+
+    def argmin(self, axis: int | None = None) -> Tensor:
+        return Tensor._make(np.argmin(self.data, axis=axis))
+
+    # -- shapes ------------------------------------------------------------------------------------
+
+    def reshape(self, *shape) -> Tensor:
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return Reshape.apply(self, tuple(shape))
+
+    def permute(self, *axes) -> Tensor:
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return Permute.apply(self, tuple(a % self.ndim for a in axes))
+
+    def transpose(self, axis0: int = -2, axis1: int = -1) -> Tensor:
+        """Swap two axes, as PyTorch's transpose (default: the last two)."""
+        axes = list(range(self.ndim))
+        axes[axis0], axes[axis1] = axes[axis1], axes[axis0]
+        return Permute.apply(self, tuple(axes))
+
+    @property
+    def T(self) -> Tensor:
+        return Permute.apply(self, tuple(reversed(range(self.ndim))))
+
+    def expand(self, *shape) -> Tensor:
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return Expand.apply(self, tuple(shape))
+
+    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+        return Expand.apply(self, tuple(shape))
+
+    def squeeze(self, axis: Axis = None) -> Tensor:
+        axes = normalize_axes(axis, self.ndim, "squeeze")
+        if axis is None:
+            axes = tuple(a for a in axes if self.shape[a] == 1)
+        for a in axes:
+            if self.shape[a] != 1:
+                raise ValueError(f"squeeze: axis {a} of shape {self.shape} has size {self.shape[a]}, not 1")
+        return self.reshape(tuple(n for i, n in enumerate(self.shape) if i not in axes))
+
+    def unsqueeze(self, axis: int) -> Tensor:
+        return self.reshape(np.expand_dims(self.data, axis).shape)
+
+    def flatten(self, start_axis: int = 0) -> Tensor:
+        return self.reshape(self.shape[:start_axis] + (-1,))
+
+    def matmul(self, other) -> Tensor:
+        return MatMul.apply(self, other)
+
+
+# -- functions and factories ---------------------------------------------------------------------
+
+
+def tensor(data, requires_grad: bool = False, dtype=None) -> Tensor:
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype)
+
+
+def maximum(a, b) -> Tensor:
+    return Maximum.apply(a, b)
+
+
+def minimum(a, b) -> Tensor:
+    return -Maximum.apply(-a, -b)
+
+
+def where(condition, a, b) -> Tensor:
+    condition = condition.data if isinstance(condition, Tensor) else condition
+    return Where.apply(condition, a, b)
+
+
+def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    return Concatenate.apply(*tensors, axis=axis)
+
+
+def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    return Stack.apply(*tensors, axis=axis)
+
+
+def matmul(a, b) -> Tensor:
+    return MatMul.apply(a, b)
+
+
+def zeros(*shape, dtype=np.float32, requires_grad: bool = False) -> Tensor:
+    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    return Tensor(np.zeros(shape, dtype=dtype), requires_grad=requires_grad)
+
+
+def ones(*shape, dtype=np.float32, requires_grad: bool = False) -> Tensor:
+    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    return Tensor(np.ones(shape, dtype=dtype), requires_grad=requires_grad)
+
+
+def randn(*shape, dtype=np.float32, requires_grad: bool = False) -> Tensor:
+    """Standard normal values from the shared generator (`framework.manual_seed`)."""
+    from .generator import default_generator
+
+    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    values = default_generator().standard_normal(shape).astype(dtype)
+    return Tensor(values, requires_grad=requires_grad)
+
+
+def gradcheck(
+    fn: Callable[..., Tensor], *inputs: np.ndarray, eps: float = 1e-6,
+    rtol: float = 1e-5, atol: float = 1e-6, seed: int = 0,
+) -> bool:
+    """Compare `backward` with `numerical_gradient` through a random cotangent, in float64.
+
+    Returns True, or raises AssertionError naming the input and the largest error.
+    """
+    arrays = [np.array(x, dtype=np.float64) for x in inputs]
+    leaves = [Tensor(x, requires_grad=True) for x in arrays]
+    out = fn(*leaves)
+    cotangent = np.random.default_rng(seed).standard_normal(out.shape)
+    out.backward(cotangent)
+
+    def probe(i: int) -> Callable[[np.ndarray], float]:
+        def f(x: np.ndarray) -> float:
+            values = [Tensor(x if j == i else a) for j, a in enumerate(arrays)]
+            return float(np.sum(fn(*values).data * cotangent))
+
+        return f
+
+    for i, (x, leaf) in enumerate(zip(arrays, leaves)):
+        expected = numerical_gradient(probe(i), x, eps)
+        got = np.zeros_like(x) if leaf.grad is None else leaf.grad
+        if not np.allclose(got, expected, rtol=rtol, atol=atol):
+            error = np.max(np.abs(got - expected))
+            raise AssertionError(
+                f"gradcheck: input {i} (shape {x.shape}): backward and central differences "
+                f"differ by up to {error:.3g}\n backward:  {got}\n numerical: {expected}"
+            )
+    return True
