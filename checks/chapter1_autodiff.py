@@ -391,7 +391,7 @@ def evaluate(spec, leaves):
     nodes = list(leaves)
     for op, i, j in spec:
         a, b = nodes[i % len(nodes)], nodes[j % len(nodes)]
-        nodes.append({"add": lambda: add(a, b), "mul": lambda: mul(a, b), "tanh": lambda: tanh(a)}[op]())
+        nodes.append(add(a, b) if op == "add" else mul(a, b) if op == "mul" else tanh(a))
     return nodes[-1]
 
 

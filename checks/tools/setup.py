@@ -28,7 +28,7 @@ def run(*command: str) -> None:
 
 
 def main() -> int:
-    if sys.version_info < (3, 10):
+    if sys.version_info < (3, 10):  # noqa: UP036 (runs on whatever python3 a learner has)
         print(f"Python 3.10 or newer is needed; this is {sys.version.split()[0]}")
         return 1
     if not venv_python().exists():

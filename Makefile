@@ -1,0 +1,41 @@
+# Every target is a thin wrapper over one `python -m checks.tools.<tool>` command
+# (listed in README.md), so nothing depends on make itself.
+
+ifeq ($(OS),Windows_NT)
+PY := .venv/Scripts/python.exe
+else
+PY := .venv/bin/python
+endif
+PYTHON3 ?= python3
+
+.PHONY: setup lab check student test bench notebooks use-reference
+
+setup:
+	$(PYTHON3) -m checks.tools.setup
+
+lab:
+	$(PY) -m checks.tools.lab
+
+check-chapter%:
+	$(PY) -m checks.tools.grade $*
+
+check:
+	$(PY) -m checks.tools.grade
+
+compare-chapter%:
+	$(PY) -m checks.tools.compare $*
+
+use-reference:
+	$(PY) -m checks.tools.use_reference $(EX)
+
+student:
+	$(PY) -m checks.tools.student
+
+notebooks:
+	$(PY) -m checks.tools.execute
+
+test:
+	$(PY) -m checks.tools.test
+
+bench:
+	$(PY) -m checks.tools.bench

@@ -1,0 +1,104 @@
+"""The tooling: regions, stubs, use-reference, the random mutant, the loader."""
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from checks.exercises import CHAPTERS, EXERCISES
+from checks.loader import ROOT, impl_folder, load_framework
+from checks.mutants.randomize import randomized
+from checks.tools.regions import find_regions, randomize_outputs, rewrite, stub
+from checks.tools.use_reference import insert_reference
+
+SOURCE = textwrap.dedent('''\
+    def add(a, b):
+        """a + b."""
+        ### BEGIN SOLUTION 1.2
+        return a + b
+        ### END SOLUTION
+
+
+    def mul(a, b):
+        ### BEGIN SOLUTION 1.2
+        out = a * b
+        return out
+        ### END SOLUTION
+    ''')
+
+
+def test_regions_are_found_with_their_exercise_and_indent():
+    regions = find_regions(SOURCE)
+    assert [(r.exercise, r.indent, r.begin, r.end) for r in regions] == [
+        ("1.2", "    ", 2, 4), ("1.2", "    ", 8, 11)]
+
+
+def test_a_region_left_open_is_an_error():
+    with pytest.raises(ValueError, match="never closed"):
+        find_regions("### BEGIN SOLUTION 1.1\nx = 1\n")
+
+
+def test_a_region_inside_a_region_is_an_error():
+    with pytest.raises(ValueError, match="inside another region"):
+        find_regions("### BEGIN SOLUTION 1.1\n### BEGIN SOLUTION 1.2\n")
+
+
+def test_stubbing_keeps_markers_and_raises_the_exercise_message():
+    stubbed = rewrite(SOURCE, stub)
+    assert stubbed.count("### BEGIN SOLUTION 1.2") == 2
+    assert "return a + b" not in stubbed and "out = a * b" not in stubbed
+    namespace = {}
+    exec(stubbed, namespace)
+    with pytest.raises(NotImplementedError, match=r"^Exercise 1.2: Add and multiply — see"):
+        namespace["add"](1, 2)
+
+
+def test_stubbing_only_one_exercise_leaves_the_others():
+    assert rewrite(SOURCE, stub, only={"1.3"}) == SOURCE
+
+
+def test_use_reference_puts_every_region_of_the_exercise_back():
+    assert insert_reference(rewrite(SOURCE, stub), SOURCE, "1.2", "x.py") == SOURCE
+
+
+def test_use_reference_refuses_when_markers_are_missing():
+    with pytest.raises(SystemExit, match="restore the markers"):
+        insert_reference("def add(a, b):\n    return 0\n", SOURCE, "1.2", "x.py")
+
+
+def test_random_mutant_still_runs_and_returns_something_else():
+    namespace = {}
+    exec(rewrite(SOURCE, randomize_outputs), namespace)
+    assert namespace["add"](1.5, 2.0) != 3.5
+
+
+def test_randomized_keeps_shape_dtype_and_integers():
+    values = randomized((np.ones((2, 3), dtype=np.float32), 4, np.arange(3)))
+    assert values[0].shape == (2, 3) and values[0].dtype == np.float32
+    assert not np.allclose(values[0], 1) and values[1] == 4 and list(values[2]) == [0, 1, 2]
+
+
+def test_impl_chooses_the_package():
+    assert impl_folder("solutions") == ROOT / "solutions"
+    assert impl_folder("framework") == ROOT
+    assert impl_folder(str(ROOT / "solutions" / "framework")) == ROOT / "solutions"
+
+
+def test_an_impl_without_a_package_is_a_clear_error(tmp_path):
+    with pytest.raises(SystemExit, match="no framework/ package"):
+        impl_folder(str(tmp_path))
+
+
+def test_the_loader_returns_the_reference_for_solutions():
+    assert load_framework("solutions").__file__.startswith(str(ROOT / "solutions"))
+
+
+def test_every_chapter_in_the_course_totals_100_points():
+    for chapter in CHAPTERS.values():
+        if chapter.in_course:
+            assert sum(ex.points for ex in chapter.exercises) == 100
+
+
+def test_exercise_ids_are_unique_and_in_order():
+    ids = [tuple(map(int, ex.id.split("."))) for ex in EXERCISES]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)

@@ -1,0 +1,79 @@
+"""Measure the workloads of BENCHMARKS.md: ms/step, floors, PyTorch side by side.
+
+    python -m checks.tools.bench            # the full measurement (a few minutes)
+    python -m checks.tools.bench --quick    # a couple of untimed steps, so it cannot rot
+
+`IMPL` picks the framework (default: yours; the README's figures use IMPL=solutions).
+Prints one table and writes bench-results.json. PyTorch is optional
+(`pip install -e '.[compare]'`); without it its columns stay empty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+
+from checks.loader import ROOT, load_framework
+
+WORKLOADS = [
+    ("W1", "checks.benchmarks.w1_scalar", 1),
+    ("W2", "checks.benchmarks.w2_mlp", 3),
+    ("W3", "checks.benchmarks.w3_transformer", 5),
+]
+
+
+def available() -> list[tuple[str, object, int]]:
+    found = []
+    for name, module_name, chapter in WORKLOADS:
+        try:
+            found.append((name, importlib.import_module(module_name), chapter))
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+    return found
+
+
+def figure(value, unit: str = "") -> str:
+    return "—" if value is None else f"{value:.2f}{unit}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--steps", type=int, default=20)
+    args = parser.parse_args(argv)
+    fw = load_framework()
+    steps, warmup = (2, 0) if args.quick else (args.steps, 3)
+    results = {}
+    for name, module, _ in available():
+        start = time.perf_counter()
+        result = module.run(fw, steps=steps, warmup=warmup)
+        result["seconds"] = time.perf_counter() - start
+        results[name] = result
+        losses = result.get("losses", [])
+        assert losses and all(loss == loss for loss in losses), f"{name}: the loss is NaN"
+    print(f"\n{'workload':<10}{'ms/step':>10}{'floor ms':>10}{'× floor':>9}"
+          f"{'torch ms':>10}{'× torch':>9}{'peak MB':>9}")
+    for name, r in results.items():
+        floor, torch_ms, ms = r.get("floor_ms"), r.get("torch_ms"), r.get("ms_per_step")
+        print(f"{name:<10}{figure(ms):>10}{figure(floor):>10}"
+              f"{figure(ms / floor if ms and floor else None, '×'):>9}"
+              f"{figure(torch_ms):>10}"
+              f"{figure(ms / torch_ms if ms and torch_ms else None, '×'):>9}"
+              f"{figure(r.get('peak_mb')):>9}")
+        for note in r.get("notes", []):
+            print(f"          {note}")
+    if args.quick:
+        print("\n(quick mode: untimed smoke run)")
+        return 0
+    with open(ROOT / "bench-results.json", "w") as file:
+        json.dump(results, file, indent=1, default=float)
+    print(f"\nwritten to {ROOT / 'bench-results.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
