@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import time
+from types import SimpleNamespace
 
 import numpy as np
+
+from checks.benchmarks.closure_engine import ClosureValue
 
 SIZES = (2, 16, 16, 1)
 
@@ -32,7 +36,7 @@ def forward(layers, x):
     return x[0]
 
 
-def run(fw, steps: int, warmup: int) -> dict:
+def train(fw, steps: int, warmup: int) -> dict:
     X, y = fw.data.make_moons(100, 0.1, seed=0, dtype=np.float64)
     points = X.tolist()
     labels = [2.0 * label - 1.0 for label in y.tolist()]
@@ -54,3 +58,25 @@ def run(fw, steps: int, warmup: int) -> dict:
         if step >= warmup:
             times.append(time.perf_counter() - start)
     return {"ms_per_step": 1000 * float(np.median(times)) if times else None, "losses": losses}
+
+
+def run(fw, steps: int, warmup: int) -> dict:
+    """The framework's `Value`, then the closure design on the same steps, same run."""
+    result = train(fw, steps, warmup)
+    if steps < 5:
+        return result
+    closure = train(SimpleNamespace(Value=ClosureValue, data=fw.data), steps // 2, 1)
+    gc.disable()
+    try:
+        without_collector = train(fw, steps // 2, 1)
+    finally:
+        gc.enable()
+    ratio = closure["ms_per_step"] / result["ms_per_step"]
+    result["notes"] = [
+        f"closure-over-result design (micrograd's): {closure['ms_per_step']:.0f} ms/step, "
+        f"{ratio:.1f}× slower",
+        f"with the cycle collector off: {without_collector['ms_per_step']:.0f} ms/step",
+    ]
+    result["closure_ms"] = closure["ms_per_step"]
+    result["no_gc_ms"] = without_collector["ms_per_step"]
+    return result

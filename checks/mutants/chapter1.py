@@ -68,11 +68,14 @@ MUTANTS = [
     ),
     Mutant(
         "1.6", "a recursive walk that dies on deep graphs", "autodiff.py",
-        "    order = []\n    visited = {id(root)}\n    stack = [(root, iter(root.parents))]\n"
-        "    while stack:\n        node, parents = stack[-1]\n        for parent in parents:\n"
+        "    order = []\n    visited = {id(root)}\n"
+        "    path = [root]  # the nodes being expanded, deepest last\n"
+        "    pending = [iter(root.parents)]  # for each of them, the parents not looked at yet\n"
+        "    while pending:\n        for parent in pending[-1]:\n"
         "            if id(parent) not in visited:\n                visited.add(id(parent))\n"
-        "                stack.append((parent, iter(parent.parents)))\n                break\n"
-        "        else:\n            stack.pop()\n            order.append(node)\n    return order\n",
+        "                path.append(parent)\n                pending.append(iter(parent.parents))\n"
+        "                break\n        else:  # every parent is placed: the node can follow them\n"
+        "            pending.pop()\n            order.append(path.pop())\n    return order\n",
         "    order, visited = [], set()\n\n    def visit(node):\n        if id(node) in visited:\n"
         "            return\n        visited.add(id(node))\n        for parent in node.parents:\n"
         "            visit(parent)\n        order.append(node)\n\n    visit(root)\n    return order\n",

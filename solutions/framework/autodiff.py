@@ -65,17 +65,18 @@ def topological_order(root) -> list:
     ### BEGIN SOLUTION 1.6
     order = []
     visited = {id(root)}
-    stack = [(root, iter(root.parents))]
-    while stack:
-        node, parents = stack[-1]
-        for parent in parents:
+    path = [root]  # the nodes being expanded, deepest last
+    pending = [iter(root.parents)]  # for each of them, the parents not looked at yet
+    while pending:
+        for parent in pending[-1]:
             if id(parent) not in visited:
                 visited.add(id(parent))
-                stack.append((parent, iter(parent.parents)))
+                path.append(parent)
+                pending.append(iter(parent.parents))
                 break
-        else:
-            stack.pop()
-            order.append(node)
+        else:  # every parent is placed: the node can follow them
+            pending.pop()
+            order.append(path.pop())
     return order
     ### END SOLUTION
 
