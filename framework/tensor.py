@@ -85,7 +85,8 @@ class BackwardNode:
         grads = self.function.backward(self.ctx, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
-        picked = tuple(grads[i] for i in self.positions)
+        # a NumPy op on 0-d arrays returns a scalar; a gradient is always an array
+        picked = tuple(None if grads[i] is None else np.asarray(grads[i]) for i in self.positions)
         for g, shape in zip(picked, self.shapes):
             if g is not None and np.shape(g) != shape:
                 raise ValueError(

@@ -103,7 +103,8 @@ class BackwardNode:
         grads = self.function.backward(self.ctx, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
-        picked = tuple(grads[i] for i in self.positions)
+        # a NumPy op on 0-d arrays returns a scalar; a gradient is always an array
+        picked = tuple(None if grads[i] is None else np.asarray(grads[i]) for i in self.positions)
         for g, shape in zip(picked, self.shapes):
             if g is not None and np.shape(g) != shape:
                 raise ValueError(
@@ -511,7 +512,7 @@ class Max(Function):
         ### BEGIN SOLUTION 2.6
         a, out = ctx.saved_tensors
         winners = a == out
-        share = winners / winners.sum(axis=ctx.axes, keepdims=True)
+        share = winners / winners.sum(axis=ctx.axes, keepdims=True, dtype=a.dtype)
         return (share * grad.reshape(out.shape),)
         ### END SOLUTION
 
@@ -602,10 +603,10 @@ class MatMul(Function):
         a, b = ctx.saved_tensors
         a2 = a[np.newaxis, :] if a.ndim == 1 else a
         b2 = b[:, np.newaxis] if b.ndim == 1 else b
-        if a.ndim == 1:
-            grad = np.expand_dims(grad, -2)
         if b.ndim == 1:
             grad = np.expand_dims(grad, -1)
+        if a.ndim == 1:
+            grad = np.expand_dims(grad, -2)
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
             grad_a = unbroadcast(grad @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)

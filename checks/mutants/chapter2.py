@@ -1,0 +1,238 @@
+"""Chapter 2's bug zoo: the shape, broadcasting and walk mistakes learners make with tensors."""
+
+from checks.mutants import Mutant
+
+MUTANTS = [
+    # -- 2.1 numerical gradient
+    Mutant(
+        "2.1", "one-sided difference", "tensor.py",
+        "grad[index] = (plus - minus) / (2 * eps)",
+        "grad[index] = (plus - f(x)) / eps",
+    ),
+    Mutant(
+        "2.1", "central difference divided by eps, not 2 eps", "tensor.py",
+        "grad[index] = (plus - minus) / (2 * eps)",
+        "grad[index] = (plus - minus) / eps",
+    ),
+    Mutant(
+        "2.1", "perturbs the caller's array in place (no copy)", "tensor.py",
+        "    x = np.array(x, dtype=np.float64)\n    grad = np.zeros_like(x)\n",
+        "    x = np.asarray(x, dtype=np.float64)\n    grad = np.zeros_like(x)\n",
+    ),
+    Mutant(
+        "2.1", "differences a float32 input in float32", "tensor.py",
+        "    x = np.array(x, dtype=np.float64)\n    grad = np.zeros_like(x)\n",
+        "    x = np.array(x)\n    grad = np.zeros_like(x, dtype=np.float64)\n",
+    ),
+    Mutant(
+        "2.1", "an element is not put back after its difference", "tensor.py",
+        "        minus = f(x)\n        x[index] = original\n",
+        "        minus = f(x)\n",
+    ),
+    # -- 2.2 unbroadcast
+    Mutant(
+        "2.2", "unbroadcast forgets the size-1 axes", "tensor.py",
+        "    if stretched:\n        grad = grad.sum(axis=stretched, keepdims=True)\n",
+        "",
+    ),
+    Mutant(
+        "2.2", "unbroadcast forgets the leading axes", "tensor.py",
+        "    if leading:\n        grad = grad.sum(axis=tuple(range(leading)))\n",
+        "",
+    ),
+    Mutant(
+        "2.2", "size-1 axes summed away instead of kept", "tensor.py",
+        "grad = grad.sum(axis=stretched, keepdims=True)",
+        "grad = np.expand_dims(grad.sum(axis=stretched), 0)",
+    ),
+    Mutant(
+        "2.2", "leading axes counted from the end", "tensor.py",
+        "grad = grad.sum(axis=tuple(range(leading)))",
+        "grad = grad.sum(axis=tuple(range(-leading, 0)))",
+    ),
+    # -- 2.3 binary elementwise backward
+    Mutant(
+        "2.3", "add returns b's gradient without summing it back", "tensor.py",
+        "return unbroadcast(grad, a_shape), unbroadcast(grad, b_shape)",
+        "return unbroadcast(grad, a_shape), grad",
+    ),
+    Mutant(
+        "2.3", "mul's gradients swapped", "tensor.py",
+        "grad_a = unbroadcast(grad * b, _shape(a)) if ctx.needs_input_grad[0] else None",
+        "grad_a = unbroadcast(grad * a, _shape(a)) if ctx.needs_input_grad[0] else None",
+    ),
+    Mutant(
+        "2.3", "div's b-gradient has the wrong sign", "tensor.py",
+        "unbroadcast(-grad * a / (b * b), _shape(b))",
+        "unbroadcast(grad * a / (b * b), _shape(b))",
+    ),
+    Mutant(
+        "2.3", "div's b-gradient as -a/b instead of -a/b²", "tensor.py",
+        "unbroadcast(-grad * a / (b * b), _shape(b))",
+        "unbroadcast(-grad * a / b, _shape(b))",
+    ),
+    Mutant(
+        "2.3", "pow's base gradient as b·aᵇ", "tensor.py",
+        "unbroadcast(grad * b * a ** (b - 1), _shape(a))",
+        "unbroadcast(grad * b * a**b, _shape(a))",
+    ),
+    Mutant(
+        "2.3", "pow's exponent gradient forgets ln a", "tensor.py",
+        "unbroadcast(grad * out * np.log(a), _shape(b))",
+        "unbroadcast(grad * out, _shape(b))",
+    ),
+    # -- 2.4 unary elementwise backward
+    Mutant(
+        "2.4", "exp's gradient forgets the incoming gradient", "tensor.py",
+        "        return (grad * out,)\n",
+        "        return (out,)\n",
+    ),
+    Mutant(
+        "2.4", "log's derivative as 1/a²", "tensor.py",
+        "return (grad / a,)",
+        "return (grad / (a * a),)",
+    ),
+    Mutant(
+        "2.4", "tanh's derivative as 1 - tanh", "tensor.py",
+        "return (grad * (1 - out * out),)",
+        "return (grad * (1 - out),)",
+    ),
+    Mutant(
+        "2.4", "relu passes the gradient where a < 0", "tensor.py",
+        "return (grad * (out > 0),)",
+        "return (grad * (out >= 0),)",
+    ),
+    Mutant(
+        "2.4", "sigmoid's derivative as s instead of s(1 - s)", "tensor.py",
+        "return (grad * out * (1 - out),)",
+        "return (grad * out,)",
+    ),
+    # -- 2.5 sum and mean backward
+    Mutant(
+        "2.5", "sum backward does not re-expand a reduced axis", "tensor.py",
+        "        grad = expand_reduced(grad, ctx.shape, ctx.axes, ctx.keepdims)\n"
+        "        return (np.broadcast_to(grad, ctx.shape),)\n",
+        "        return (np.broadcast_to(grad, ctx.shape),)\n",
+    ),
+    Mutant(
+        "2.5", "mean divided by the whole size, not the reduced count", "tensor.py",
+        "count = int(np.prod([ctx.shape[a] for a in ctx.axes]))",
+        "count = int(np.prod(ctx.shape))",
+    ),
+    Mutant(
+        "2.5", "mean divided by the number of reduced axes", "tensor.py",
+        "count = int(np.prod([ctx.shape[a] for a in ctx.axes]))",
+        "count = max(len(ctx.axes), 1)",
+    ),
+    # -- 2.6 max backward
+    Mutant(
+        "2.6", "max sends the gradient to every element", "tensor.py",
+        "winners = a == out",
+        "winners = np.ones_like(a, dtype=bool)",
+    ),
+    Mutant(
+        "2.6", "max gives every tie the full gradient", "tensor.py",
+        "share = winners / winners.sum(axis=ctx.axes, keepdims=True, dtype=a.dtype)",
+        "share = winners.astype(a.dtype)",
+    ),
+    Mutant(
+        "2.6", "max's gradient not put back on the kept axes", "tensor.py",
+        "return (share * grad.reshape(out.shape),)",
+        "return (share * grad,)",
+    ),
+    Mutant(
+        "2.6", "max's tie share promotes float32 to float64", "tensor.py",
+        "share = winners / winners.sum(axis=ctx.axes, keepdims=True, dtype=a.dtype)",
+        "share = winners / winners.sum(axis=ctx.axes, keepdims=True)",
+    ),
+    # -- 2.7 reshape and permute backward
+    Mutant(
+        "2.7", "permute backward applies the order again, not its inverse", "tensor.py",
+        "return (np.transpose(grad, np.argsort(ctx.axes)),)",
+        "return (np.transpose(grad, ctx.axes),)",
+    ),
+    Mutant(
+        "2.7", "permute backward reverses the axes", "tensor.py",
+        "return (np.transpose(grad, np.argsort(ctx.axes)),)",
+        "return (np.transpose(grad),)",
+    ),
+    Mutant(
+        "2.7", "reshape backward transposes before reshaping", "tensor.py",
+        "return (grad.reshape(ctx.shape),)",
+        "return (grad.T.reshape(ctx.shape),)",
+    ),
+    # -- 2.8 matmul backward
+    Mutant(
+        "2.8", "matmul's A-gradient with the product order swapped", "tensor.py",
+        "grad_a = unbroadcast(grad @ np.swapaxes(b2, -1, -2), a2.shape)",
+        "grad_a = unbroadcast(np.swapaxes(b2, -1, -2) @ grad, a2.shape)",
+    ),
+    Mutant(
+        "2.8", "matmul's B-gradient uses A, not Aᵀ", "tensor.py",
+        "grad_b2 = unbroadcast(np.swapaxes(a2, -1, -2) @ grad, b2.shape)",
+        "grad_b2 = unbroadcast(np.swapaxes(a2 @ grad, -1, -2), b2.shape)",
+    ),
+    Mutant(
+        "2.8", "batched A with a 2-D B: batch axes not summed", "tensor.py",
+        "grad_b2 = a2.reshape(-1, k).T @ grad.reshape(-1, n)",
+        "grad_b2 = np.swapaxes(a2, -1, -2) @ grad",
+    ),
+    Mutant(
+        "2.8", "matmul with a 1-D A: the gradient is not made a row", "tensor.py",
+        "        if a.ndim == 1:\n            grad = np.expand_dims(grad, -2)\n",
+        "        if a.ndim == 1:\n            grad = np.expand_dims(grad, -1)\n",
+    ),
+    # -- 2.9 getitem backward
+    Mutant(
+        "2.9", "getitem backward overwrites repeated indices", "tensor.py",
+        "np.add.at(grad_a, ctx.index, grad)",
+        "grad_a[ctx.index] = grad",
+    ),
+    Mutant(
+        "2.9", "getitem backward builds a float64 gradient", "tensor.py",
+        "grad_a = np.zeros(ctx.shape, dtype=grad.dtype)",
+        "grad_a = np.zeros(ctx.shape)",
+    ),
+    Mutant(
+        "2.9", "getitem backward starts from ones", "tensor.py",
+        "grad_a = np.zeros(ctx.shape, dtype=grad.dtype)",
+        "grad_a = np.ones(ctx.shape, dtype=grad.dtype)",
+    ),
+    # -- 2.10 Tensor.backward
+    Mutant(
+        "2.10", "the walk overwrites leaf grads instead of accumulating", "tensor.py",
+        "node.grad = grad.copy() if node.grad is None else node.grad + grad",
+        "node.grad = grad.copy()",
+    ),
+    Mutant(
+        "2.10", "a leaf's first grad is the incoming array, not a copy", "tensor.py",
+        "node.grad = grad.copy() if node.grad is None else node.grad + grad",
+        "node.grad = grad if node.grad is None else node.grad + grad",
+    ),
+    Mutant(
+        "2.10", "contributions to one node overwrite each other", "tensor.py",
+        "grads[key] = parent_grad if key not in grads else grads[key] + parent_grad",
+        "grads[key] = parent_grad",
+    ),
+    Mutant(
+        "2.10", "retain_graph ignored: the graph is always freed", "tensor.py",
+        "            if not retain_graph:\n                release(node)\n",
+        "            release(node)\n",
+    ),
+    Mutant(
+        "2.10", "the graph is never freed", "tensor.py",
+        "            if not retain_graph:\n                release(node)\n",
+        "",
+    ),
+    Mutant(
+        "2.10", "walk in topological, not reverse, order", "tensor.py",
+        "for node in reversed(topological_order(self)):",
+        "for node in topological_order(self):",
+    ),
+    Mutant(
+        "2.10", "the walk keeps the last graph in a class attribute", "tensor.py",
+        "        for node in reversed(topological_order(self)):\n",
+        "        Tensor.last_walk = topological_order(self)\n"
+        "        for node in reversed(Tensor.last_walk):\n",
+    ),
+]
