@@ -157,7 +157,96 @@ EXERCISES = [
         "accumulate into .grad; release(node) after use unless retain_graph.",
     ),
     # -- chapter 3: neural network primitives (issue 5) ---------------------------------------
+    Exercise(
+        "3.1", "Module registration", 15, ("nn/__init__.py",),
+        "3.1 Modules: registering parameters",
+        "In __setattr__, first pop the name from _parameters and _modules, then file a "
+        "Parameter or a Module under its name. named_parameters yields this module's own "
+        "parameters, then recurses into each child with the prefix 'name.'; skip a parameter "
+        "already seen (compare id(p), not p: == on tensors is elementwise).",
+    ),
+    Exercise(
+        "3.2", "The Linear layer", 15, ("nn/__init__.py", "nn/functional.py"),
+        "3.2 The Linear layer",
+        "Weight (out_features, in_features) and bias (out_features,), both "
+        "default_generator().uniform(-b, b, shape) with b = 1/√in_features, weight first; "
+        "no bias parameter when bias=False. Forward: fold x to (M, K), x2 @ W.T (+ b), reshape "
+        "to (..., N); backward: ∂x = G W, ∂W = Gᵀ x2, ∂b = G summed over rows.",
+    ),
+    Exercise(
+        "3.3", "Softmax and log-softmax", 20, ("nn/functional.py",),
+        "3.3 Softmax and log-softmax",
+        "Subtract x.max(axis, keepdims=True) before np.exp; log-softmax is shifted - "
+        "log Σ exp(shifted), never np.log(softmax). Backward (sums along axis, keepdims): "
+        "softmax s·(g - Σ g·s); log-softmax g - exp(out)·Σ g.",
+    ),
+    Exercise(
+        "3.4", "Cross-entropy", 20, ("nn/functional.py",),
+        "3.4 Cross-entropy",
+        "Log-softmax along axis 1 with the max shift; loss_i = -log p[i, y_i] (with "
+        "smoothing: (1-ε)·that - ε·mean_c log p[i, c]); ignored rows are 0 and 'mean' divides "
+        "by the number of rows NOT ignored. Gradient: (softmax - q)·g_i, q = (1-ε)·onehot + ε/C.",
+    ),
+    Exercise(
+        "3.5", "MSE and binary cross-entropy", 10, ("nn/functional.py",),
+        "3.5 MSE and binary cross-entropy",
+        "BCE with logits: max(x, 0) - x·y + log1p(exp(-|x|)) never overflows; its gradient is "
+        "σ(x) - y. 'mean' divides each element's gradient by the number of elements.",
+    ),
+    Exercise(
+        "3.6", "Initialisation", 10, ("nn/init.py",),
+        "3.6 Initialisation",
+        "fan_in_and_fan_out(shape) gives (fan_in, fan_out) of a (out, in) weight. Xavier: "
+        "bound gain·√(6/(fan_in + fan_out)); Kaiming: calculate_gain(nonlinearity, a)·√(3/fan) "
+        "with fan = fan_in unless mode='fan_out'; then uniform_(tensor, -bound, bound).",
+    ),
+    Exercise(
+        "3.7", "Sequential, and a first trained network", 10, ("nn/__init__.py",),
+        "3.7 Sequential, and a first trained network",
+        "Register each module with setattr(self, str(index), module), so Module's machinery "
+        "finds them; forward feeds each module's output to the next, in order.",
+    ),
     # -- chapter 4: optimizers (issue 6) ------------------------------------------------------
+    Exercise(
+        "4.1", "SGD with weight decay", 15, ("optim.py",),
+        "4.1 Gradient descent, with weight decay",
+        "In SGD.update: g = grad + weight_decay * param is a NEW array (never change .grad), "
+        "then param -= lr * g in place; call momentum_direction only when momentum != 0.",
+    ),
+    Exercise(
+        "4.2", "Momentum and Nesterov", 20, ("optim.py",),
+        "4.2 Momentum and Nesterov",
+        "First step: the buffer is a copy of g (np.array(grad, copy=True)), kept in "
+        "state['momentum_buffer']; later b = momentum * b + (1 - dampening) * g in place. "
+        "Return b, or g + momentum * b with Nesterov.",
+    ),
+    Exercise(
+        "4.3", "Adam with bias correction", 20, ("optim.py",),
+        "4.3 Adam, and why it needs bias correction",
+        "Count state['step'] per parameter before using it (t starts at 1); divide m by "
+        "1 - beta1**t and v by 1 - beta2**t; eps goes outside the square root: "
+        "sqrt(v_hat) + eps.",
+    ),
+    Exercise(
+        "4.4", "AdamW's decoupled decay", 15, ("optim.py",),
+        "4.4 AdamW: decay decoupled from the gradient",
+        "Shrink the weights first, param *= 1 - lr * weight_decay, then call adam_step with "
+        "the gradient as it is; do not add the decay to the gradient.",
+    ),
+    Exercise(
+        "4.5", "clip_grad_norm_ (global norm)", 15, ("optim.py",),
+        "4.5 Clipping the global gradient norm",
+        "One norm over all gradients together (the norm of the per-tensor norms), then one "
+        "factor min(1, max_norm / (total + 1e-6)) for every gradient; return the norm before "
+        "clipping.",
+    ),
+    Exercise(
+        "4.6", "Warm-up + cosine schedule", 15, ("optim.py",),
+        "4.6 Warm-up, then cosine decay",
+        "Steps count from 0: base * step / warmup_steps while step < warmup_steps, then "
+        "min_lr + (base - min_lr) * (1 + cos(pi * p)) / 2 with p = (step - warmup) / "
+        "(total - warmup), and min_lr from total_steps on.",
+    ),
     # -- chapter 5: the Tiny Transformer (issue 7) --------------------------------------------
 ]
 

@@ -1,1 +1,362 @@
+"""Chapter 3: layers. `Parameter`, `Module` and the first modules, as in `torch.nn`.
 
+A `Module` holds `Parameter`s and other modules as attributes; assigning one
+registers it, so `parameters()` can find every weight of a network by walking
+the tree. Layers compute with the fused ops of `nn.functional`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..generator import default_generator
+from ..tensor import Tensor
+from . import functional as F
+from . import init
+
+__all__ = [
+    "GELU", "Linear", "Module", "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid",
+    "Tanh", "F", "functional", "init", "load", "save",
+]
+
+
+class Parameter(Tensor):
+    """A tensor that is a learnable weight: it requires grad, and a Module registers it."""
+
+    __slots__ = ()
+
+    def __init__(self, data, requires_grad: bool = True) -> None:
+        super().__init__(data)
+        if not np.issubdtype(self.data.dtype, np.floating):
+            raise TypeError(
+                f"Parameter: a parameter must be floating, this one is {self.data.dtype}; "
+                "pass float data (e.g. np.float32)"
+            )
+        self.requires_grad = requires_grad
+
+    def __repr__(self) -> str:
+        return "Parameter" + super().__repr__().removeprefix("Tensor")
+
+
+class IncompatibleKeys(NamedTuple):
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+
+class Module:
+    """Base class of every layer and network: subclass, call `super().__init__()`, define forward.
+
+    >>> class Affine(Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.scale = Parameter(np.ones(3, dtype=np.float32))
+    ...     def forward(self, x):
+    ...         return x * self.scale
+    >>> [name for name, _ in Affine().named_parameters()]
+    ['scale']
+    """
+
+    def __init__(self) -> None:
+        # object.__setattr__: these dicts must exist before our __setattr__ can use them
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "training", True)
+
+    # -- exercise 3.1: registration -----------------------------------------------------------
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """`self.name = value`; a Parameter goes into `_parameters`, a Module into `_modules`.
+
+        Reassigning a name to something else unregisters what it held before.
+        """
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}: cannot assign {name!r} before Module.__init__(); "
+                "call super().__init__() first in your __init__"
+            )
+        ### BEGIN SOLUTION 3.1
+        raise NotImplementedError("Exercise 3.1: Module registration — see chapters/03_primitives.ipynb, '3.1 Modules: registering parameters'")
+        ### END SOLUTION
+        object.__setattr__(self, name, value)
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) for this module's parameters, then its submodules', in order
+        of assignment: "weight", "0.bias", "encoder.layers.1.weight". A parameter shared by
+        two modules comes once, under its first name.
+        """
+        ### BEGIN SOLUTION 3.1
+        raise NotImplementedError("Exercise 3.1: Module registration — see chapters/03_primitives.ipynb, '3.1 Modules: registering parameters'")
+        ### END SOLUTION
+
+    def parameters(self) -> Iterator[Parameter]:
+        """Every parameter of the tree, each once: what an optimizer updates."""
+        ### BEGIN SOLUTION 3.1
+        raise NotImplementedError("Exercise 3.1: Module registration — see chapters/03_primitives.ipynb, '3.1 Modules: registering parameters'")
+        ### END SOLUTION
+
+    # -- the rest of the tree (provided) --------------------------------------------------------
+
+    def __delattr__(self, name: str) -> None:
+        for table in (self._parameters, self._modules, self._buffers):
+            table.pop(name, None)
+        object.__delattr__(self, name)
+
+    def register_buffer(self, name: str, value: np.ndarray | None) -> None:
+        """A state array that is not learned (a running mean, a mask): saved, cast by `to`."""
+        self._buffers[name] = None if value is None else np.asarray(value)
+        object.__setattr__(self, name, self._buffers[name])
+
+    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, np.ndarray]]:
+        for path, module in self.named_modules(prefix):
+            for name, buffer in module._buffers.items():
+                if buffer is not None:
+                    yield (f"{path}.{name}" if path else name), buffer
+
+    def buffers(self) -> Iterator[np.ndarray]:
+        return (buffer for _, buffer in self.named_buffers())
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        return iter(self._modules.items())
+
+    def children(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+        """(dotted name, module) for this module ("" or prefix) and every descendant."""
+        yield prefix, self
+        for name, child in self._modules.items():
+            yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def modules(self) -> Iterator[Module]:
+        return (module for _, module in self.named_modules())
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call fn on every submodule, then on self (as PyTorch: e.g. a custom init)."""
+        for child in self._modules.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    # -- using a module ---------------------------------------------------------------------------
+
+    def forward(self, *args, **kwargs):
+        raise TypeError(f"{type(self).__name__} has no forward(); a Module subclass defines one")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def zero_grad(self) -> None:
+        """Forget the gradients of every parameter (they accumulate across backward calls)."""
+        for parameter in self.parameters():
+            parameter.grad = None
+
+    def train(self, mode: bool = True) -> Module:
+        """Set `training` on this module and all its descendants (dropout, batch norm read it)."""
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def to(self, dtype) -> Module:
+        """Cast every parameter (and floating buffer) to a floating dtype, in place; returns self."""
+        if not np.issubdtype(dtype, np.floating):
+            raise TypeError(f"to: parameters must stay floating, got {np.dtype(dtype)}")
+        for parameter in self.parameters():
+            parameter.data = parameter.data.astype(dtype, copy=False)
+            if parameter.grad is not None:
+                parameter.grad = parameter.grad.astype(dtype, copy=False)
+        for module in self.modules():
+            for name, buffer in module._buffers.items():
+                if buffer is not None and np.issubdtype(buffer.dtype, np.floating):
+                    module.register_buffer(name, buffer.astype(dtype, copy=False))
+        return self
+
+    # -- saving and loading ---------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Dotted name → a copy of every parameter's and buffer's array."""
+        state = {name: p.data.copy() for name, p in self.named_parameters()}
+        state.update((name, b.copy()) for name, b in self.named_buffers())
+        return state
+
+    def load_state_dict(self, state: dict, strict: bool = True) -> IncompatibleKeys:
+        """Copy arrays into the parameters and buffers in place (keeping each one's dtype).
+
+        strict: a key missing from the state, or one the model lacks, is an error. A shape
+        mismatch is always an error, and nothing is loaded if any check fails.
+        """
+        targets = dict(self.named_parameters())
+        targets.update(self.named_buffers())
+        missing = [name for name in targets if name not in state]
+        unexpected = [name for name in state if name not in targets]
+        problems = []
+        if strict and missing:
+            problems.append(f"missing keys {missing}")
+        if strict and unexpected:
+            problems.append(f"unexpected keys {unexpected}")
+        arrays = {}
+        for name in targets.keys() & state.keys():
+            array = np.asarray(state[name].data if isinstance(state[name], Tensor) else state[name])
+            target = targets[name]
+            shape = (target.data if isinstance(target, Tensor) else target).shape
+            if array.shape != shape:
+                problems.append(f"{name!r} has shape {array.shape} in the state dict but "
+                                f"{shape} in the model")
+            arrays[name] = array
+        if problems:
+            raise RuntimeError(
+                f"load_state_dict into {type(self).__name__}: " + "; ".join(problems)
+                + " (compare model.state_dict().keys() with the saved names)"
+            )
+        for name, array in arrays.items():
+            target = targets[name]
+            (target.data if isinstance(target, Tensor) else target)[...] = array
+        return IncompatibleKeys(missing, unexpected)
+
+    # -- printing -----------------------------------------------------------------------------------
+
+    def extra_repr(self) -> str:
+        """The arguments shown between the parentheses of this module's repr."""
+        return ""
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        if not self._modules:
+            return f"{name}({self.extra_repr()})"
+        lines = [f"  ({key}): " + repr(child).replace("\n", "\n  ")
+                 for key, child in self._modules.items()]
+        head = f"{name}({self.extra_repr()}" if self.extra_repr() else f"{name}("
+        return head + "\n" + "\n".join(lines) + "\n)"
+
+
+# -- containers -----------------------------------------------------------------------------------
+
+
+class ModuleList(Module):
+    """A list of modules, registered as "0", "1", …; it has no forward of its own."""
+
+    def __init__(self, modules: Iterable[Module] = ()) -> None:
+        super().__init__()
+        self.extend(modules)
+
+    def append(self, module: Module) -> ModuleList:
+        setattr(self, str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def __getitem__(self, index: int | slice):
+        items = list(self._modules.values())
+        if isinstance(index, slice):
+            return ModuleList(items[index])
+        return items[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
+class Sequential(Module):
+    """Modules applied one after the other: Sequential(a, b, c)(x) = c(b(a(x)))."""
+
+    def __init__(self, *modules: Module) -> None:
+        super().__init__()
+        ### BEGIN SOLUTION 3.7
+        raise NotImplementedError("Exercise 3.7: Sequential, and a first trained network — see chapters/03_primitives.ipynb, '3.7 Sequential, and a first trained network'")
+        ### END SOLUTION
+
+    def forward(self, x):
+        ### BEGIN SOLUTION 3.7
+        raise NotImplementedError("Exercise 3.7: Sequential, and a first trained network — see chapters/03_primitives.ipynb, '3.7 Sequential, and a first trained network'")
+        ### END SOLUTION
+
+    def __getitem__(self, index: int | slice):
+        items = list(self._modules.values())
+        return Sequential(*items[index]) if isinstance(index, slice) else items[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
+# -- layers -----------------------------------------------------------------------------------------
+
+
+class Linear(Module):
+    """y = x Wᵀ + b, for x of shape (..., in_features); W is (out_features, in_features).
+
+    Weight and bias start as U(-1/√in, 1/√in), PyTorch's default.
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+                 dtype=np.float32) -> None:
+        super().__init__()
+        ### BEGIN SOLUTION 3.2
+        raise NotImplementedError("Exercise 3.2: The Linear layer — see chapters/03_primitives.ipynb, '3.2 The Linear layer'")
+        ### END SOLUTION
+        self.in_features, self.out_features = in_features, out_features
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class ReLU(Module):
+    """max(x, 0), elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu(x)
+
+
+class Sigmoid(Module):
+    """1 / (1 + e⁻ˣ), elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.sigmoid(x)
+
+
+class Tanh(Module):
+    """tanh x, elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.tanh(x)
+
+
+class GELU(Module):
+    """x · Φ(x) in its tanh form (GPT-2's), elementwise."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x)
+
+
+# -- framework.save / framework.load ----------------------------------------------------------------
+
+
+def save(module: Module | dict, path) -> None:
+    """Write a module's state dict (or a dict of arrays) to `path` as .npz, at exactly that path."""
+    state = module.state_dict() if isinstance(module, Module) else module
+    with open(path, "wb") as file:
+        np.savez(file, **{name: np.asarray(value) for name, value in state.items()})
+
+
+def load(path) -> dict[str, np.ndarray]:
+    """The state dict that `save` wrote: pass it to `module.load_state_dict`. No pickles are read."""
+    with np.load(path, allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}

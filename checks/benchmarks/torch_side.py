@@ -1,0 +1,143 @@
+"""W2 and W3 in PyTorch eager, from the same data and initial weights (floors.py).
+
+Imported only when PyTorch is importable (`floors.torch_side()`): PyTorch is the
+optional `compare` extra, never a requirement. Each function sets PyTorch's thread
+count to the one NumPy's BLAS uses, so both sides run on the same cores.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import torch
+from torch import nn
+
+from checks.benchmarks import floors
+
+
+def version() -> str:
+    return torch.__version__
+
+
+def _same_threads() -> int:
+    threads = floors.blas_threads()
+    torch.set_num_threads(threads)
+    return threads
+
+
+def _load(module: nn.Module, arrays: dict[str, np.ndarray]) -> None:
+    """Copy float32 arrays into a module's parameters, every one exactly once."""
+    state = module.state_dict()
+    missing = sorted(set(state) - set(arrays))
+    unknown = sorted(set(arrays) - set(state))
+    assert not missing and not unknown, f"torch side: missing {missing}, unknown {unknown}"
+    module.load_state_dict({name: torch.from_numpy(np.ascontiguousarray(a)) for name, a in arrays.items()})
+
+
+def _train(step, steps: int, warmup: int, threads: int) -> dict:
+    ms, losses = floors.median_ms(step, steps, warmup)
+    return {"ms_per_step": ms, "losses": losses, "threads": threads, "version": version()}
+
+
+def w2(steps: int, warmup: int) -> dict:
+    """W2: the MLP 2 → 64 → 64 → 2, softmax cross-entropy, Adam(lr 1e-2)."""
+    threads = _same_threads()
+    X, y = (torch.from_numpy(a) for a in floors.w2_data())
+    sizes = floors.W2_SIZES
+    model = nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(), nn.Linear(sizes[1], sizes[2]),
+                          nn.ReLU(), nn.Linear(sizes[2], sizes[3]))
+    arrays = {}
+    for i, (weight, bias) in zip((0, 2, 4), floors.w2_parameters()):
+        arrays[f"{i}.weight"], arrays[f"{i}.bias"] = weight, bias
+    _load(model, arrays)
+    optimizer = torch.optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
+                                 eps=floors.W2_EPS)
+
+    def step() -> float:
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(X), y)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return _train(step, steps, warmup, threads)
+
+
+class Reversal(nn.Module):
+    """W3 as PyTorch users write it: `nn.Transformer` (pre-LN, batch first, no dropout)."""
+
+    def __init__(self):
+        super().__init__()
+        d = floors.D_MODEL
+        self.src_embedding = nn.Embedding(floors.VOCAB, d)
+        self.tgt_embedding = nn.Embedding(floors.VOCAB, d)
+        with warnings.catch_warnings():  # norm_first disables the nested-tensor fast path
+            warnings.simplefilter("ignore")
+            self.transformer = nn.Transformer(
+                d, floors.HEADS, floors.LAYERS, floors.LAYERS, floors.FFN, dropout=0.0,
+                batch_first=True, norm_first=True)
+        self.output = nn.Linear(d, floors.VOCAB)
+        self.register_buffer("positions", torch.from_numpy(floors.positional_encoding(floors.LENGTH, d)))
+        self.register_buffer("causal", nn.Transformer.generate_square_subsequent_mask(floors.LENGTH))
+
+    def forward(self, src, tgt):
+        hidden = self.transformer(self.src_embedding(src) + self.positions,
+                                  self.tgt_embedding(tgt) + self.positions,
+                                  tgt_mask=self.causal, tgt_is_causal=True)
+        return self.output(hidden)
+
+
+def w3_state(params: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """floors.w3_parameters() under `Reversal`'s names (q, k, v packed as PyTorch packs them)."""
+    state = {"positions": floors.positional_encoding(floors.LENGTH, floors.D_MODEL),
+             "causal": nn.Transformer.generate_square_subsequent_mask(floors.LENGTH).numpy()}
+    renamed = {"src_embedding": "src_embedding.weight", "tgt_embedding": "tgt_embedding.weight"}
+    for name, value in params.items():
+        if name in renamed:
+            state[renamed[name]] = value
+            continue
+        stack, *rest = name.split(".")
+        if stack == "output":
+            state[name] = value
+            continue
+        if rest[0] == "norm":
+            state[f"transformer.{stack}.{'.'.join(rest)}"] = value
+            continue
+        layer, block, *tail = rest
+        prefix = f"transformer.{stack}.layers.{layer}."
+        block = "multihead_attn" if block == "cross_attn" else block
+        if tail and tail[0] in ("q", "k", "v"):
+            if tail[0] == "q":  # pack q, k, v once, on q
+                parts = [params[name.replace(".q.", f".{p}.")] for p in "qkv"]
+                state[f"{prefix}{block}.in_proj_{tail[1]}"] = np.concatenate(parts)
+            continue
+        tail = ["out_proj", tail[1]] if tail and tail[0] == "out" else tail
+        state[prefix + ".".join([block, *tail])] = value
+    return state
+
+
+def w3_model() -> Reversal:
+    model = Reversal()
+    _load(model, w3_state(floors.w3_parameters()))
+    return model
+
+
+def w3(steps: int, warmup: int) -> dict:
+    """W3: the Tiny Transformer on digit reversal, mean cross-entropy, Adam(lr 1e-3)."""
+    threads = _same_threads()
+    model = w3_model()
+    optimizer = torch.optim.Adam(model.parameters(), lr=floors.W3_LR, betas=floors.W3_BETAS,
+                                 eps=floors.W3_EPS)
+    batches = iter([tuple(torch.from_numpy(a) for a in b) for b in floors.w3_batches(warmup + steps)])
+
+    def step() -> float:
+        src, tgt_in, tgt_out = next(batches)
+        optimizer.zero_grad()
+        logits = model(src, tgt_in)
+        loss = nn.functional.cross_entropy(logits.reshape(-1, floors.VOCAB), tgt_out.reshape(-1))
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return _train(step, steps, warmup, threads)

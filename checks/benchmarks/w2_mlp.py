@@ -1,0 +1,65 @@
+"""W2: a tensor MLP 2 → 64 → 64 → 2 on two moons, full batch, Adam (BENCHMARKS.md)."""
+
+from __future__ import annotations
+
+import importlib
+
+from checks.benchmarks import floors
+
+
+def submodule(fw, name: str):
+    """`fw.<name>` (e.g. "nn.functional"), imported if the package does not import it itself."""
+    return importlib.import_module(f"{fw.__name__}.{name}")
+
+
+def load_weights(parameters, arrays) -> None:
+    """Copy arrays into the framework's parameters in place (their buffers may be shared)."""
+    parameters, arrays = list(parameters), list(arrays)
+    assert len(parameters) == len(arrays), f"{len(parameters)} parameters for {len(arrays)} arrays"
+    for parameter, array in zip(parameters, arrays):
+        assert parameter.data.shape == array.shape, (parameter.data.shape, array.shape)
+        parameter.data[...] = array
+
+
+def make_model(fw):
+    """The framework's Sequential of Linear and ReLU layers, with floors.w2_parameters()."""
+    nn = submodule(fw, "nn")
+    sizes = floors.W2_SIZES
+    model = nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(), nn.Linear(sizes[1], sizes[2]),
+                          nn.ReLU(), nn.Linear(sizes[2], sizes[3]))
+    layers = [m for m in model if isinstance(m, nn.Linear)]
+    load_weights([p for layer in layers for p in (layer.weight, layer.bias)],
+                 [a for pair in floors.w2_parameters() for a in pair])
+    return model
+
+
+def trainer(fw):
+    """One W2 training step of the framework as a closure returning the loss."""
+    functional, optim = submodule(fw, "nn.functional"), submodule(fw, "optim")
+    X, y = floors.w2_data()
+    inputs, targets = fw.Tensor(X), fw.Tensor(y)
+    model = make_model(fw)
+    optimizer = optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
+                           eps=floors.W2_EPS)
+
+    def step() -> float:
+        optimizer.zero_grad()
+        loss = functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        return float(loss.item())
+
+    return step
+
+
+def run(fw, steps: int, warmup: int) -> dict:
+    """The framework's step, then the NumPy floor and PyTorch on the same steps, same run."""
+    ms, losses = floors.median_ms(trainer(fw), steps, warmup)
+    result = {"ms_per_step": ms, "losses": losses}
+    if steps < 5:  # quick mode: a smoke run, untimed, without PyTorch
+        return result
+    torch_side = floors.torch_side()
+    # as many floor steps as the framework's (at least 200: it is cheap and noisy)
+    floor = floors.w2_floor(max(steps, 200), warmup)
+    floors.side_by_side(result, torch_side.w2(steps, warmup) if torch_side else None, floor)
+    return result

@@ -1,0 +1,160 @@
+"""Chapter 3's bug zoo: the mistakes learners make in modules, layers, losses and init."""
+
+from checks.mutants import Mutant
+
+NN, F, INIT = "nn/__init__.py", "nn/functional.py", "nn/init.py"
+
+MUTANTS = [
+    # -- 3.1 registration
+    Mutant(
+        "3.1", "nested module parameters missed (one level, no prefix)", NN,
+        'yield from walk(child, f"{path}{name}.")',
+        "yield from child._parameters.items()",
+    ),
+    Mutant(
+        "3.1", "nested names without the dot", NN,
+        'yield from walk(child, f"{path}{name}.")',
+        'yield from walk(child, f"{path}{name}")',
+    ),
+    Mutant(
+        "3.1", "submodules never registered", NN,
+        "        elif isinstance(value, Module):\n            self._modules[name] = value\n",
+        "",
+    ),
+    Mutant(
+        "3.1", "reassigning a name keeps the old parameter", NN,
+        "        self._parameters.pop(name, None)\n        self._modules.pop(name, None)\n",
+        "",
+    ),
+    Mutant(
+        "3.1", "a shared parameter listed twice", NN,
+        "if id(parameter) not in seen:",
+        "if True:",
+    ),
+    # -- 3.2 Linear
+    Mutant(
+        "3.2", "Linear's weight of shape (in, out)", NN,
+        "weight = rng.uniform(-bound, bound, (out_features, in_features))",
+        "weight = rng.uniform(-bound, bound, (in_features, out_features))",
+    ),
+    Mutant(
+        "3.2", "Linear forward multiplies by W, not Wᵀ", F,
+        "out = x2 @ weight.T",
+        "out = x2 @ weight.reshape(weight.shape[::-1])",
+    ),
+    Mutant(
+        "3.2", "Linear adds a bias when bias=False", NN,
+        ".astype(dtype)) if bias else None",
+        ".astype(dtype))",
+    ),
+    Mutant(
+        "3.2", "Linear init bound from fan_out", NN,
+        "bound = 1 / math.sqrt(in_features)",
+        "bound = 1 / math.sqrt(out_features)",
+    ),
+    Mutant(
+        "3.2", "Linear bias gradient not summed over the batch (first row only)", F,
+        "grad_b = ones @ grad2 if ctx.needs_input_grad[2] else None",
+        "grad_b = grad2[0] if ctx.needs_input_grad[2] else None",
+    ),
+    Mutant(
+        "3.2", "Linear weight gradient transposed", F,
+        "grad_w = grad2.T @ x2 if ctx.needs_input_grad[1] else None",
+        "grad_w = (x2.T @ grad2).reshape(weight.shape) if ctx.needs_input_grad[1] else None",
+    ),
+    # -- 3.3 softmax and log-softmax
+    Mutant(
+        "3.3", "naive softmax without the max shift (overflows)", F,
+        "e = np.exp(x - x.max(axis=axis, keepdims=True))",
+        "e = np.exp(x)",
+    ),
+    Mutant(
+        "3.3", "log-softmax as the log of a softmax", F,
+        "out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))",
+        "out = np.log(np.exp(shifted) / np.exp(shifted).sum(axis=axis, keepdims=True))",
+    ),
+    Mutant(
+        "3.3", "softmax backward without the Σ g·s term", F,
+        "return (out * (grad - (grad * out).sum(axis=ctx.axis, keepdims=True)),)",
+        "return (out * grad,)",
+    ),
+    Mutant(
+        "3.3", "log-softmax backward sums over every axis", F,
+        "return (grad - np.exp(out) * grad.sum(axis=ctx.axis, keepdims=True),)",
+        "return (grad - np.exp(out) * grad.sum(),)",
+    ),
+    # -- 3.4 cross-entropy
+    Mutant(
+        "3.4", "cross-entropy normalised over the wrong axis (the batch)", F,
+        "total = e @ np.ones((e.shape[1], 1), dtype=e.dtype)",
+        "total = e.sum(axis=0, keepdims=True)",
+    ),
+    Mutant(
+        "3.4", "mean counts the ignored targets", F,
+        "return losses.sum() / count if count",
+        "return losses.sum() / n if count",
+    ),
+    Mutant(
+        "3.4", "cross-entropy without the max shift (overflows)", F,
+        "shifted = logits - logits.max(axis=1, keepdims=True)",
+        "shifted = logits",
+    ),
+    Mutant(
+        "3.4", "ignored rows still get a gradient", F,
+        "scale = grad * keep\n",
+        "scale = grad * np.ones(keep.shape)\n",
+    ),
+    Mutant(
+        "3.4", "label smoothing forgotten in the gradient", F,
+        "grad_logits[rows, picked] -= (1 - eps) * scale[:, 0]",
+        "grad_logits[rows, picked] -= scale[:, 0]",
+    ),
+    # -- 3.5 MSE and BCE
+    Mutant(
+        "3.5", "naive BCE: log σ(x) and log(1 - σ(x)) (inf at 1e4)", F,
+        "losses = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))",
+        "losses = -(y * np.log(stable_sigmoid(x)) + (1 - y) * np.log(1 - stable_sigmoid(x)))",
+    ),
+    Mutant(
+        "3.5", "MSE gradient without the factor 2", F,
+        "grad_x = 2 * diff * _reduction_scale(grad, diff.size, ctx.reduction)",
+        "grad_x = diff * _reduction_scale(grad, diff.size, ctx.reduction)",
+    ),
+    Mutant(
+        "3.5", "BCE gradient y - σ(x) (sign flipped)", F,
+        "grad_x = (stable_sigmoid(x) - y) * scale",
+        "grad_x = (y - stable_sigmoid(x)) * scale",
+    ),
+    # -- 3.6 initialisation
+    Mutant(
+        "3.6", "kaiming bound with fan_out for fan_in", INIT,
+        'fan = fan_in if mode == "fan_in" else fan_out',
+        'fan = fan_out if mode == "fan_in" else fan_in',
+    ),
+    Mutant(
+        "3.6", "kaiming without the gain", INIT,
+        "bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)",
+        "bound = math.sqrt(3.0 / fan)",
+    ),
+    Mutant(
+        "3.6", "xavier bound √(2/(fan_in + fan_out)) (the std, not the bound)", INIT,
+        "bound = gain * math.sqrt(6.0 / (fan_in + fan_out))",
+        "bound = gain * math.sqrt(2.0 / (fan_in + fan_out))",
+    ),
+    # -- 3.7 Sequential
+    Mutant(
+        "3.7", "Sequential applies its modules in reverse", NN,
+        "        for module in self._modules.values():\n            x = module(x)\n",
+        "        for module in reversed(self._modules.values()):\n            x = module(x)\n",
+    ),
+    Mutant(
+        "3.7", "Sequential names its modules from 1", NN,
+        "setattr(self, str(index), module)",
+        "setattr(self, str(index + 1), module)",
+    ),
+    Mutant(
+        "3.7", "Sequential returns the last module applied to the input", NN,
+        "        for module in self._modules.values():\n            x = module(x)\n        return x\n",
+        "        for module in self._modules.values():\n            y = module(x)\n        return y\n",
+    ),
+]

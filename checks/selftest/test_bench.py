@@ -1,0 +1,129 @@
+"""The benchmark workloads: quick runs work, and each floor is the framework's own math."""
+
+import numpy as np
+import pytest
+
+from checks.benchmarks import floors, w2_mlp, w3_transformer
+from checks.loader import load_framework
+from checks.tools import bench
+
+fw = load_framework("solutions")
+
+
+@pytest.fixture
+def without_torch(monkeypatch):
+    monkeypatch.setenv("BENCH_NO_TORCH", "1")
+
+
+def test_the_shared_data_is_the_framework_data():
+    X, y = fw.data.make_moons(1024, 0.1, seed=0)
+    X2, y2 = floors.w2_data()
+    assert X2.dtype == np.float32 and np.array_equal(X, X2) and np.array_equal(y, y2)
+    rng = np.random.default_rng(1234)
+    for src, tgt_in, tgt_out in floors.w3_batches(3):
+        for ours, theirs in zip((src, tgt_in, tgt_out), fw.data.reversal_batch(64, rng=rng)):
+            assert np.array_equal(ours, theirs)
+
+
+def test_w2_weights_are_drawn_weight_then_bias_from_rng_1():
+    layers = floors.w2_parameters()
+    rng = np.random.default_rng(1)
+    first = rng.uniform(-1 / np.sqrt(2), 1 / np.sqrt(2), size=(64, 2)).astype(np.float32)
+    assert np.array_equal(layers[0][0], first)
+    assert [w.shape for w, _ in layers] == [(64, 2), (64, 64), (2, 64)]
+    assert all(np.abs(b).max() <= 1 / np.sqrt(w.shape[1]) for w, b in layers)
+
+
+def test_the_w2_floor_is_the_framework_step():
+    """Same first loss, and the same trajectory: the floor does the framework's math."""
+    step = w2_mlp.trainer(fw)
+    framework_losses = [step() for _ in range(5)]
+    floor_losses = floors.w2_floor(5, 0)["losses"]
+    np.testing.assert_allclose(floor_losses[0], framework_losses[0], rtol=1e-6)
+    np.testing.assert_allclose(floor_losses, framework_losses, rtol=1e-5)
+
+
+def test_w2_quick_run_works_on_the_reference(without_torch):
+    result = w2_mlp.run(fw, steps=2, warmup=0)
+    assert len(result["losses"]) == 2 and result["losses"][1] < result["losses"][0]
+
+
+def test_the_w3_parameters_are_236816_drawn_in_one_order():
+    params = floors.w3_parameters()
+    assert sum(p.size for p in params.values()) == floors.W3_PARAMETERS
+    assert all(p.dtype == np.float32 for p in params.values())
+    first = np.random.default_rng(0).standard_normal((16, 64)).astype(np.float32)
+    assert np.array_equal(params["src_embedding"], first)
+    bound = 1 / np.sqrt(256)
+    assert np.abs(params["encoder.0.linear2.weight"]).max() <= bound
+    assert np.abs(params["encoder.0.linear2.bias"]).max() <= bound
+
+
+def test_the_w3_floor_is_the_products_of_the_w3_forward():
+    """The NumPy forward makes exactly the floor's forward products; 1.10 GFLOP in all."""
+    made = []
+    floors.w3_loss(floors.w3_parameters(), *floors.w3_batches(1)[0], products=made)
+    assert made == [(a, b) for _, a, b in floors.w3_forward_products()]
+    assert round(floors.flops(floors.w3_products()) / 1e9, 2) == 1.10
+    assert len(floors.w3_products()) == 3 * len(made)
+
+
+def test_the_framework_w3_starts_from_the_shared_weights():
+    """The framework's first W3 loss is the NumPy forward's: same weights, same model."""
+    src, tgt_in, tgt_out = floors.w3_batches(1)[0]
+    expected = floors.w3_loss(floors.w3_parameters(), src, tgt_in, tgt_out)
+    first = w3_transformer.trainer(fw, 1)()
+    np.testing.assert_allclose(first, expected, rtol=1e-5)
+
+
+def test_w3_quick_run_works_on_the_reference(without_torch):
+    result = w3_transformer.run(fw, steps=2, warmup=0)
+    assert len(result["losses"]) == 2 and all(np.isfinite(result["losses"]))
+    assert "peak_mb" not in result  # quick mode skips the memory run
+
+
+def test_the_memory_run_reports_peak_and_held_memory():
+    memory = w3_transformer.memory_run(fw, steps=4, window=2)
+    assert memory["peak_mb"] > 0.9  # the weights alone are 0.9 MB
+    assert set(memory["held_mb"]) == {2, 4}
+    assert memory["peak_mb"] >= max(memory["window_peak_mb"].values())
+    assert len(w3_transformer.memory_notes(memory)) >= 2
+
+
+def test_the_floors_time_their_steps():
+    assert floors.w3_floor(2, 0)["ms_per_step"] > 0
+    assert floors.w2_floor(2, 1)["ms_per_step"] > 0
+    assert floors.blas_threads() >= 1
+
+
+def test_bench_hides_torch_on_request(without_torch):
+    assert floors.torch_side() is None
+
+
+def test_bench_quick_runs_every_workload_without_torch(without_torch, capsys, monkeypatch):
+    monkeypatch.setenv("IMPL", "solutions")
+    assert bench.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    for name in ("W1", "W2", "W3"):
+        row = next(line for line in out.splitlines() if line.startswith(name))
+        assert "not " not in row and "—" in row  # timed, no floor or PyTorch in quick mode
+    assert "not implemented" not in out and "not in this framework" not in out
+
+
+def test_the_loss_agreement_is_the_largest_relative_difference():
+    assert floors.agreement([1.0, 2.0], [1.0, 2.002]) == pytest.approx(0.001 / 1.001, rel=1e-3)
+
+
+@pytest.mark.skipif(floors.torch_side() is None, reason="PyTorch is optional")
+def test_the_torch_side_starts_from_the_same_weights():
+    import torch
+
+    model = floors.torch_side().w3_model()
+    src, tgt_in, tgt_out = floors.w3_batches(1)[0]
+    with torch.no_grad():
+        logits = model(torch.from_numpy(src), torch.from_numpy(tgt_in))
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 16), torch.from_numpy(tgt_out.ravel()))
+    expected = floors.w3_loss(floors.w3_parameters(), src, tgt_in, tgt_out)
+    np.testing.assert_allclose(loss.item(), expected, rtol=1e-5)
+    w2 = floors.torch_side().w2(2, 0)["losses"]
+    np.testing.assert_allclose(w2, floors.w2_floor(2, 0)["losses"], rtol=1e-5)

@@ -1,0 +1,293 @@
+"""Provided parts of chapter 4 (the reference): groups, state, state_dict, schedulers, messages."""
+
+import math
+
+import numpy as np
+import pytest
+
+from checks.loader import load_framework
+
+fw = load_framework("solutions")
+from framework import optim  # noqa: E402  (the package chosen above)
+
+Tensor = fw.Tensor
+
+
+def param(*values, dtype=np.float64):
+    return Tensor(np.array(values, dtype=dtype), requires_grad=True)
+
+
+# -- bad hyperparameters are errors at construction, naming the value --------------------------
+
+BAD = {
+    "SGD negative lr": (lambda p: optim.SGD(p, lr=-0.1), r"SGD: lr=-0.1 is invalid"),
+    "SGD nan lr": (lambda p: optim.SGD(p, lr=float("nan")), r"SGD: lr=nan is invalid"),
+    "SGD negative momentum": (lambda p: optim.SGD(p, lr=0.1, momentum=-0.5),
+                              r"SGD: momentum=-0.5 is invalid"),
+    "SGD negative weight decay": (lambda p: optim.SGD(p, lr=0.1, weight_decay=-1e-4),
+                                  r"SGD: weight_decay=-0.0001 is invalid"),
+    "Nesterov without momentum": (lambda p: optim.SGD(p, lr=0.1, nesterov=True),
+                                  r"nesterov=True needs momentum > 0 and dampening = 0, "
+                                  r"got momentum=0.0, dampening=0.0"),
+    "Nesterov with dampening": (lambda p: optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.1,
+                                                    nesterov=True), r"dampening=0.1"),
+    "Adam negative lr": (lambda p: optim.Adam(p, lr=-1e-3), r"Adam: lr=-0.001 is invalid"),
+    "Adam beta1 = 1": (lambda p: optim.Adam(p, betas=(1.0, 0.999)),
+                       r"Adam: betas\[0\]=1.0 is outside \[0, 1\)"),
+    "Adam beta2 negative": (lambda p: optim.Adam(p, betas=(0.9, -0.1)),
+                            r"Adam: betas\[1\]=-0.1 is outside \[0, 1\)"),
+    "Adam three betas": (lambda p: optim.Adam(p, betas=(0.9, 0.99, 0.999)), r"must be a pair"),
+    "Adam negative eps": (lambda p: optim.Adam(p, eps=-1e-8), r"Adam: eps=-1e-08 is invalid"),
+    "AdamW beta1 > 1": (lambda p: optim.AdamW(p, betas=(1.5, 0.999)),
+                        r"AdamW: betas\[0\]=1.5 is outside \[0, 1\)"),
+    "AdamW negative weight decay": (lambda p: optim.AdamW(p, weight_decay=-0.01),
+                                    r"AdamW: weight_decay=-0.01 is invalid"),
+    "a group's own bad lr": (lambda p: optim.SGD([{"params": p, "lr": -2.0}], lr=0.1),
+                             r"SGD: lr=-2.0 is invalid"),
+    "unknown hyperparameter": (lambda p: optim.SGD([{"params": p, "learning_rate": 0.1}], lr=0.1),
+                               r"unknown hyperparameter\(s\) \['learning_rate'\]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_hyperparameters_are_errors_naming_the_value(name):
+    make, message = BAD[name]
+    with pytest.raises(ValueError, match=message):
+        make([param(1.0, 2.0)])
+
+
+def test_parameters_must_be_a_list_of_floating_tensors():
+    w = param(1.0)
+    with pytest.raises(TypeError, match=r"got one Tensor; pass a list, e.g. SGD\(\[w\], ...\)"):
+        optim.SGD(w, lr=0.1)
+    with pytest.raises(ValueError, match="empty parameter list"):
+        optim.Adam([])
+    with pytest.raises(TypeError, match="can only optimize floating tensors"):
+        optim.SGD([Tensor(np.array([1, 2]))], lr=0.1)
+    with pytest.raises(ValueError, match="appears more than once"):
+        optim.SGD([w, w], lr=0.1)
+    with pytest.raises(ValueError, match="appears more than once"):
+        optim.SGD([{"params": [w]}, {"params": [w]}], lr=0.1)
+
+
+def test_defaults_are_pytorchs():
+    w = param(1.0)
+    assert optim.Adam([w]).param_groups[0] | {"params": None} == {
+        "params": None, "lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0}
+    assert optim.AdamW([w]).param_groups[0]["weight_decay"] == 1e-2
+    assert optim.SGD([w], lr=0.1).param_groups[0] | {"params": None} == {
+        "params": None, "lr": 0.1, "momentum": 0.0, "dampening": 0.0, "nesterov": False,
+        "weight_decay": 0.0}
+
+
+def test_groups_take_their_own_values_and_the_defaults_for_the_rest():
+    a, b = param(1.0), param(2.0)
+    opt = optim.SGD([{"params": [a], "lr": 0.5}, {"params": b}], lr=0.1, momentum=0.9)
+    assert [g["lr"] for g in opt.param_groups] == [0.5, 0.1]
+    assert [g["momentum"] for g in opt.param_groups] == [0.9, 0.9]
+    assert opt.param_groups[1]["params"] == [b]
+    assert "group 0: 1 parameters, lr=0.5" in repr(opt)
+
+
+# -- zero_grad and step ------------------------------------------------------------------------
+
+
+def test_zero_grad_sets_none_or_fills_zeros_in_place():
+    w = param(1.0, 2.0)
+    opt = optim.SGD([w], lr=0.1)
+    w.grad = np.array([3.0, 4.0])
+    kept = w.grad
+    opt.zero_grad(set_to_none=False)
+    assert w.grad is kept and np.array_equal(kept, [0.0, 0.0])
+    opt.zero_grad()
+    assert w.grad is None
+
+
+def test_step_skips_parameters_without_a_gradient_and_checks_shapes():
+    a, b = param(1.0, 2.0), param(3.0)
+    opt = optim.SGD([a, b], lr=0.5, momentum=0.9)
+    a.grad = np.array([1.0, 1.0])
+    opt.step()
+    assert np.array_equal(b.data, [3.0]) and b not in opt.state
+    b.grad = np.ones((2, 2))
+    with pytest.raises(ValueError, match=r"shape \(1,\) has a .grad of shape \(2, 2\)"):
+        opt.step()
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1),
+    lambda ps: optim.Adam(ps, lr=0.1, weight_decay=0.1),
+    lambda ps: optim.AdamW(ps, lr=0.1),
+])
+def test_float32_parameters_stay_float32_and_are_updated_in_place(make):
+    w = param(1.0, -2.0, 3.0, dtype=np.float32)
+    array = w.data
+    opt = make([w])
+    for _ in range(3):
+        w.grad = np.array([0.5, 0.25, -1.0], dtype=np.float32)
+        opt.step()
+    assert w.data is array and w.data.dtype == np.float32
+    for state in opt.state.values():
+        for value in state.values():
+            assert not isinstance(value, np.ndarray) or value.dtype == np.float32
+
+
+# -- state_dict / load_state_dict ----------------------------------------------------------------
+
+
+def run(opt, params, grads):
+    for g in grads:
+        for p, gp in zip(params, g):
+            p.grad = gp.copy()
+        opt.step()
+    return [p.data.copy() for p in params]
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD([{"params": ps[:1]}, {"params": ps[1:], "lr": 0.05}], lr=0.1, momentum=0.9),
+    lambda ps: optim.Adam(ps, lr=0.1, betas=(0.8, 0.9)),
+    lambda ps: optim.AdamW([{"params": ps[:1], "weight_decay": 0.5}, {"params": ps[1:]}], lr=0.1),
+])
+def test_a_loaded_state_continues_exactly_where_it_left_off(make):
+    rng = np.random.default_rng(0)
+    init = [rng.standard_normal((2, 3)), rng.standard_normal(4)]
+    grads = [[rng.standard_normal(a.shape) for a in init] for _ in range(6)]
+    params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    straight = run(make(params), params, grads)
+
+    params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    first = make(params)
+    after_three = run(first, params, grads[:3])
+    saved = first.state_dict()
+    run(first, params, grads[3:4])  # changes the optimizer's state, never the saved copy
+    params = [Tensor(a, requires_grad=True) for a in after_three]
+    second = make(params)
+    second.load_state_dict(saved)
+    resumed = run(second, params, grads[3:])
+    for got, want in zip(resumed, straight):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_state_dict_numbers_parameters_and_holds_copies():
+    a, b = param(1.0, 2.0), param(3.0)
+    opt = optim.SGD([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1, momentum=0.9)
+    a.grad = np.array([1.0, -1.0])
+    opt.step()
+    saved = opt.state_dict()
+    assert [g["params"] for g in saved["param_groups"]] == [[0], [1]]
+    assert list(saved["state"]) == [0] and saved["param_groups"][1]["lr"] == 0.5
+    saved["state"][0]["momentum_buffer"][:] = 99.0
+    assert np.array_equal(opt.state[a]["momentum_buffer"], [1.0, -1.0])
+
+
+def test_load_state_dict_refuses_a_different_layout():
+    a, b = param(1.0, 2.0), param(3.0)
+    opt = optim.Adam([a, b])
+    a.grad = np.array([1.0, -1.0])
+    opt.step()
+    with pytest.raises(ValueError, match=r"the saved groups hold \[2\] parameters, this "
+                       r"optimizer's \[1\]"):
+        optim.Adam([a]).load_state_dict(opt.state_dict())
+    other = optim.Adam([param(1.0, 2.0, 3.0), b])
+    with pytest.raises(ValueError, match=r"state 'exp_avg' has shape \(2,\), its parameter \(3,\)"):
+        other.load_state_dict(opt.state_dict())
+
+
+# -- schedulers --------------------------------------------------------------------------------
+
+
+def lrs_of(scheduler, steps):
+    out = []
+    for _ in range(steps):
+        out.append(scheduler.get_last_lr()[0])
+        scheduler.step()
+    return out
+
+
+def test_step_lr_decays_every_step_size_steps():
+    opt = optim.SGD([param(1.0)], lr=1.0)
+    scheduler = optim.StepLR(opt, step_size=2, gamma=0.5)
+    assert lrs_of(scheduler, 7) == [1.0, 1.0, 0.5, 0.5, 0.25, 0.25, 0.125]
+    assert opt.param_groups[0]["lr"] == 0.125 and opt.param_groups[0]["initial_lr"] == 1.0
+
+
+def test_schedulers_check_their_arguments():
+    opt = optim.SGD([param(1.0)], lr=1.0)
+    with pytest.raises(ValueError, match=r"StepLR: step_size=0 must be a whole number >= 1"):
+        optim.StepLR(opt, 0)
+    with pytest.raises(ValueError, match=r"StepLR: gamma=-0.5 must be > 0"):
+        optim.StepLR(opt, 3, gamma=-0.5)
+    with pytest.raises(ValueError, match=r"warmup_steps=10 and total_steps=10 must be whole "
+                       r"numbers with 0 <= warmup_steps < total_steps"):
+        optim.WarmupCosineLR(opt, 10, 10)
+    with pytest.raises(ValueError, match=r"warmup_steps=-1"):
+        optim.WarmupCosineLR(opt, -1, 10)
+    with pytest.raises(ValueError, match=r"min_lr=-0.1 must be >= 0"):
+        optim.WarmupCosineLR(opt, 2, 10, min_lr=-0.1)
+    with pytest.raises(TypeError, match=r"the first argument is the optimizer to schedule, got list"):
+        optim.StepLR([param(1.0)], 3)
+
+
+def test_scheduler_state_dict_resumes_the_count():
+    opt = optim.SGD([param(1.0)], lr=1.0)
+    scheduler = optim.StepLR(opt, step_size=2, gamma=0.5)
+    for _ in range(3):
+        scheduler.step()
+    saved = scheduler.state_dict()
+    fresh_opt = optim.SGD([param(1.0)], lr=1.0)
+    fresh = optim.StepLR(fresh_opt, step_size=2, gamma=0.5)
+    fresh.load_state_dict(saved)
+    assert fresh.last_epoch == 3 and fresh_opt.param_groups[0]["lr"] == 0.5
+    assert lrs_of(fresh, 2) == [0.5, 0.25]
+
+
+def test_get_last_lr_is_a_copy_per_group():
+    opt = optim.SGD([{"params": [param(1.0)], "lr": 0.2}, {"params": [param(2.0)]}], lr=1.0)
+    scheduler = optim.WarmupCosineLR(opt, 0, 4)
+    lrs = scheduler.get_last_lr()
+    lrs[0] = 123.0
+    assert scheduler.get_last_lr() == [0.2, 1.0]
+
+
+# -- clip_grad_norm_: the provided checks around the exercise ---------------------------------------
+
+
+def test_clip_grad_norm_arguments():
+    w = param(1.0, 2.0)
+    with pytest.raises(ValueError, match=r"clip_grad_norm_: max_norm=-1.0 is invalid"):
+        optim.clip_grad_norm_([w], -1.0)
+    with pytest.raises(ValueError, match=r"norm_type=0.5 must be >= 1 or math.inf"):
+        optim.clip_grad_norm_([w], 1.0, norm_type=0.5)
+    assert optim.clip_grad_norm_([w], 1.0) == 0.0  # no gradients: nothing to clip
+    w.grad = np.array([3.0, 4.0])
+    assert math.isclose(optim.clip_grad_norm_(w, 1.0), 5.0)  # one tensor works too
+    np.testing.assert_allclose(w.grad, [0.6, 0.8], rtol=1e-5)
+
+
+# -- the reference against PyTorch, when it is installed ---------------------------------------------
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.2, weight_decay=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.8, nesterov=True, weight_decay=0.2)),
+    ("Adam", dict(lr=0.05, betas=(0.5, 0.9), eps=0.1, weight_decay=0.3)),
+    ("AdamW", dict(lr=0.05, betas=(0.8, 0.99), eps=1e-8, weight_decay=0.3)),
+])
+def test_the_reference_follows_pytorch(name, kwargs):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    init = [rng.standard_normal((3, 2)), rng.standard_normal(4)]
+    ours = [Tensor(a.copy(), requires_grad=True) for a in init]
+    theirs = [torch.tensor(a.copy(), requires_grad=True) for a in init]
+    opt, topt = getattr(optim, name)(ours, **kwargs), getattr(torch.optim, name)(theirs, **kwargs)
+    for step in range(6):
+        for k, (p, q) in enumerate(zip(ours, theirs)):
+            if step == 2 and k == 1:  # a step without a gradient for one parameter
+                p.grad, q.grad = None, None
+                continue
+            g = rng.standard_normal(p.data.shape)
+            p.grad, q.grad = g.copy(), torch.tensor(g)
+        opt.step()
+        topt.step()
+    for p, q in zip(ours, theirs):
+        np.testing.assert_allclose(p.data, q.detach().numpy(), rtol=1e-12, atol=1e-14)

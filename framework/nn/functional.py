@@ -1,0 +1,296 @@
+"""Chapter 3: the functions layers and losses are made of, as in `torch.nn.functional`.
+
+Each is ONE `Function` with its own analytic backward: fewer graph nodes, fewer
+temporary arrays, and numerics we control (softmax and the losses never
+exponentiate a large positive number, so logits of 1e4 are fine).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..tensor import Function, ReLU, Sigmoid, Tanh, Tensor, stable_sigmoid
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(op: str, reduction: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+
+
+# -- activations -------------------------------------------------------------------------------
+
+
+def relu(x: Tensor) -> Tensor:
+    """max(x, 0); ∂ = 1 where x > 0."""
+    return ReLU.apply(x)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    """σ(x) = 1 / (1 + e⁻ˣ); ∂ = σ(1 - σ)."""
+    return Sigmoid.apply(x)
+
+
+def tanh(x: Tensor) -> Tensor:
+    """tanh x; ∂ = 1 - tanh² x."""
+    return Tanh.apply(x)
+
+
+_GELU_C = math.sqrt(2 / math.pi)  # a Python float: an np.float64 would promote float32
+
+
+class GELU(Function):
+    """c = x/2 · (1 + tanh u), u = √(2/π)(x + 0.044715x³);
+    ∂c/∂x = (1 + tanh u)/2 + x/2 · (1 - tanh² u) · √(2/π)(1 + 3 · 0.044715x²).
+    """
+
+    @staticmethod
+    def forward(ctx, x):
+        t = np.tanh(_GELU_C * (x + 0.044715 * x**3))
+        ctx.save_for_backward(x, t)
+        return 0.5 * x * (1 + t)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        du = _GELU_C * (1 + 3 * 0.044715 * x * x)
+        return (grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du),)
+
+
+def gelu(x: Tensor) -> Tensor:
+    """GELU in its tanh form (GPT-2's, PyTorch's approximate="tanh")."""
+    return GELU.apply(x)
+
+
+# -- the Linear layer's op -------------------------------------------------------------------------
+
+
+class LinearFunction(Function):
+    """y = x Wᵀ + b, x (..., K), W (N, K), b (N,) or None; ∂x = G W, ∂W = Gᵀ x, ∂b = Σ G.
+
+    The batch axes are folded into one (M, K) @ (K, N) product, forward and backward.
+    """
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
+            raise ValueError(
+                f"linear: input of shape {x.shape} for a weight of shape {weight.shape}: the "
+                f"input's last axis must be in_features = {weight.shape[1]}"
+            )
+        ctx.x_shape = x.shape
+        ### BEGIN SOLUTION 3.2
+        raise NotImplementedError("Exercise 3.2: The Linear layer — see chapters/03_primitives.ipynb, '3.2 The Linear layer'")
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 3.2
+        raise NotImplementedError("Exercise 3.2: The Linear layer — see chapters/03_primitives.ipynb, '3.2 The Linear layer'")
+        ### END SOLUTION
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x Wᵀ + b as one op (PyTorch's F.linear)."""
+    return LinearFunction.apply(x, weight, bias)
+
+
+# -- exercise 3.3: softmax and log-softmax -----------------------------------------------------------
+
+
+class Softmax(Function):
+    """s = eˣ / Σ eˣ along an axis; ∂x = s ⊙ (g - Σ g ⊙ s) (the sum along the same axis)."""
+
+    @staticmethod
+    def forward(ctx, x, axis=-1):
+        ### BEGIN SOLUTION 3.3
+        raise NotImplementedError("Exercise 3.3: Softmax and log-softmax — see chapters/03_primitives.ipynb, '3.3 Softmax and log-softmax'")
+        ### END SOLUTION
+        ctx.save_for_backward(out)
+        ctx.axis = axis
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 3.3
+        raise NotImplementedError("Exercise 3.3: Softmax and log-softmax — see chapters/03_primitives.ipynb, '3.3 Softmax and log-softmax'")
+        ### END SOLUTION
+
+
+class LogSoftmax(Function):
+    """l = x - log Σ eˣ along an axis; ∂x = g - softmax(x) ⊙ Σ g."""
+
+    @staticmethod
+    def forward(ctx, x, axis=-1):
+        ### BEGIN SOLUTION 3.3
+        raise NotImplementedError("Exercise 3.3: Softmax and log-softmax — see chapters/03_primitives.ipynb, '3.3 Softmax and log-softmax'")
+        ### END SOLUTION
+        ctx.save_for_backward(out)
+        ctx.axis = axis
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 3.3
+        raise NotImplementedError("Exercise 3.3: Softmax and log-softmax — see chapters/03_primitives.ipynb, '3.3 Softmax and log-softmax'")
+        ### END SOLUTION
+
+
+def softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """Probabilities along `axis`: non-negative, summing to 1."""
+    return Softmax.apply(x, axis=axis)
+
+
+def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """log(softmax(x)) computed without ever taking the log of an underflowed 0."""
+    return LogSoftmax.apply(x, axis=axis)
+
+
+# -- exercise 3.4: cross-entropy -----------------------------------------------------------------------
+
+
+def _class_targets(logits: np.ndarray, targets, ignore_index: int) -> np.ndarray:
+    """Validate (N, C) logits against (N,) integer class targets; the targets as an array."""
+    targets = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
+    if logits.ndim != 2:
+        raise ValueError(
+            f"cross_entropy: logits must be (N, C), got shape {logits.shape}; "
+            "reshape a batch of sequences (B, T, C) to (B*T, C) and its targets to (B*T,)"
+        )
+    if targets.shape != logits.shape[:1] or not np.issubdtype(targets.dtype, np.integer):
+        raise ValueError(
+            f"cross_entropy: targets must be integer class indices of shape "
+            f"({logits.shape[0]},), got {targets.dtype} of shape {targets.shape}"
+        )
+    classes = logits.shape[1]
+    if targets.size and (targets.min() >= 0 and targets.max() < classes):
+        return targets
+    bad = (targets != ignore_index) & ((targets < 0) | (targets >= classes))
+    if bad.any():
+        raise IndexError(
+            f"cross_entropy: target {targets[bad][0]} is not a class of 0..{classes - 1} "
+            f"(nor ignore_index={ignore_index})"
+        )
+    return targets
+
+
+class CrossEntropy(Function):
+    """Per row i with target yᵢ ≠ ignore_index and q = (1-ε)·onehot(yᵢ) + ε/C:
+    loss_i = -Σ_c q_c log softmax(x_i)_c; ∂x_i = (softmax(x_i) - q) · gᵢ.
+
+    "mean" divides the sum by the number of rows that are not ignored (PyTorch).
+    """
+
+    @staticmethod
+    def forward(ctx, logits, targets, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        ### BEGIN SOLUTION 3.4
+        raise NotImplementedError("Exercise 3.4: Cross-entropy — see chapters/03_primitives.ipynb, '3.4 Cross-entropy'")
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 3.4
+        raise NotImplementedError("Exercise 3.4: Cross-entropy — see chapters/03_primitives.ipynb, '3.4 Cross-entropy'")
+        ### END SOLUTION
+
+
+def cross_entropy(
+    logits: Tensor, targets, ignore_index: int = -100, reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """-log softmax(logits)[target] per row, from logits (N, C) and class indices (N,).
+
+    Rows whose target is ignore_index count for nothing; label_smoothing ε mixes the
+    one-hot target with the uniform distribution, (1-ε)·onehot + ε/C.
+    """
+    _check_reduction("cross_entropy", reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    data = logits.data if isinstance(logits, Tensor) else np.asarray(logits)
+    targets = _class_targets(data, targets, ignore_index)
+    return CrossEntropy.apply(logits, targets, ignore_index=ignore_index, reduction=reduction,
+                              label_smoothing=label_smoothing)
+
+
+# -- exercise 3.5: mean squared error and binary cross-entropy ----------------------------------------
+
+
+def _same_shape(op: str, a, b) -> None:
+    if np.shape(a) != np.shape(b):
+        raise ValueError(
+            f"{op}: input of shape {np.shape(a)} and target of shape {np.shape(b)}; a loss "
+            "compares them elementwise, so give them the same shape (broadcasting here is "
+            "almost always a bug, e.g. (N, 1) against (N,))"
+        )
+
+
+def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.mean()
+
+
+def _reduction_scale(grad: np.ndarray, size: int, reduction: str) -> np.ndarray:
+    """The cotangent of each element's loss, from the cotangent of the reduced loss."""
+    return grad / size if reduction == "mean" else grad
+
+
+class MSELoss(Function):
+    """loss = (x - y)² elementwise, then reduced; ∂x = 2(x - y) · g, ∂y = -∂x."""
+
+    @staticmethod
+    def forward(ctx, x, y, reduction="mean"):
+        ### BEGIN SOLUTION 3.5
+        raise NotImplementedError("Exercise 3.5: MSE and binary cross-entropy — see chapters/03_primitives.ipynb, '3.5 MSE and binary cross-entropy'")
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 3.5
+        raise NotImplementedError("Exercise 3.5: MSE and binary cross-entropy — see chapters/03_primitives.ipynb, '3.5 MSE and binary cross-entropy'")
+        ### END SOLUTION
+
+
+class BCEWithLogits(Function):
+    """loss = -[y log σ(x) + (1 - y) log(1 - σ(x))] = max(x, 0) - x·y + log(1 + e^-|x|);
+    ∂x = (σ(x) - y) · g, ∂y = -x · g.
+    """
+
+    @staticmethod
+    def forward(ctx, x, y, reduction="mean"):
+        ### BEGIN SOLUTION 3.5
+        raise NotImplementedError("Exercise 3.5: MSE and binary cross-entropy — see chapters/03_primitives.ipynb, '3.5 MSE and binary cross-entropy'")
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx, grad):
+        ### BEGIN SOLUTION 3.5
+        raise NotImplementedError("Exercise 3.5: MSE and binary cross-entropy — see chapters/03_primitives.ipynb, '3.5 MSE and binary cross-entropy'")
+        ### END SOLUTION
+
+
+def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:
+    """Mean (or sum, or each) of the squared differences; input and target of the same shape."""
+    _check_reduction("mse_loss", reduction)
+    _same_shape("mse_loss", _data(input), _data(target))
+    return MSELoss.apply(input, target, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target, reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of σ(input) against targets in [0, 1], stable for any logit."""
+    _check_reduction("binary_cross_entropy_with_logits", reduction)
+    _same_shape("binary_cross_entropy_with_logits", _data(input), _data(target))
+    return BCEWithLogits.apply(input, target, reduction=reduction)
+
+
+def _data(x):
+    return x.data if isinstance(x, Tensor) else x
+
+
+__all__ = [
+    "binary_cross_entropy_with_logits", "cross_entropy", "gelu", "linear",
+    "log_softmax", "mse_loss", "relu", "sigmoid", "softmax", "tanh",
+]
