@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from checks.loader import load_framework
 
@@ -24,9 +24,10 @@ settings.register_profile(
     "ci", max_examples=60, deadline=None, derandomize=True, database=None,
     suppress_health_check=_slow,
 )
+# The proof asks only whether a check fails, not for the smallest counterexample: no shrinking.
 settings.register_profile(
     "proof", max_examples=15, deadline=None, derandomize=True, database=None,
-    suppress_health_check=_slow,
+    suppress_health_check=_slow, phases=(Phase.explicit, Phase.reuse, Phase.generate),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "learner"))
 

@@ -2,10 +2,13 @@
 
 Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
 `Function`), chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`;
-`data` and `viz` are provided.
+`data`, `viz` and `memory` are provided.
+
+Importing the package keeps freed memory for reuse (`memory.keep_freed_memory`), which
+makes every training step faster; it is a process-wide malloc setting, on Linux only.
 """
 
-from . import data, viz
+from . import data, memory, viz
 from .autodiff import Value, is_grad_enabled, no_grad, numerical_derivative, topological_order
 from .generator import default_generator, manual_seed
 from .tensor import (
@@ -27,6 +30,11 @@ from .tensor import (
     zeros,
 )
 
+memory.keep_freed_memory()
+
+from . import nn, optim  # noqa: E402  (they build on everything above)
+from .nn import load, save  # noqa: E402
+
 __all__ = [
     "Context",
     "Function",
@@ -36,16 +44,20 @@ __all__ = [
     "data",
     "default_generator",
     "gradcheck",
+    "load",
     "is_grad_enabled",
     "manual_seed",
     "matmul",
     "maximum",
     "minimum",
+    "nn",
     "no_grad",
     "numerical_derivative",
     "numerical_gradient",
     "ones",
+    "optim",
     "randn",
+    "save",
     "stack",
     "tensor",
     "topological_order",
