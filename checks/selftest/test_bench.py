@@ -112,18 +112,3 @@ def test_bench_quick_runs_every_workload_without_torch(without_torch, capsys, mo
 
 def test_the_loss_agreement_is_the_largest_relative_difference():
     assert floors.agreement([1.0, 2.0], [1.0, 2.002]) == pytest.approx(0.001 / 1.001, rel=1e-3)
-
-
-@pytest.mark.skipif(floors.torch_side() is None, reason="PyTorch is optional")
-def test_the_torch_side_starts_from_the_same_weights():
-    import torch
-
-    model = floors.torch_side().w3_model()
-    src, tgt_in, tgt_out = floors.w3_batches(1)[0]
-    with torch.no_grad():
-        logits = model(torch.from_numpy(src), torch.from_numpy(tgt_in))
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 16), torch.from_numpy(tgt_out.ravel()))
-    expected = floors.w3_loss(floors.w3_parameters(), src, tgt_in, tgt_out)
-    np.testing.assert_allclose(loss.item(), expected, rtol=1e-5)
-    w2 = floors.torch_side().w2(2, 0)["losses"]
-    np.testing.assert_allclose(w2, floors.w2_floor(2, 0)["losses"], rtol=1e-5)
