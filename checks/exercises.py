@@ -248,6 +248,67 @@ EXERCISES = [
         "(total - warmup), and min_lr from total_steps on.",
     ),
     # -- chapter 5: the Tiny Transformer (issue 7) --------------------------------------------
+    Exercise(
+        "5.1", "Sinusoidal positions", 10, ("nn/transformer.py",),
+        "5.1 Where am I? Sinusoidal positions",
+        "Positions as a column (length, 1) times frequencies 10000^(-2i/d_model) for "
+        "2i = 0, 2, 4, … as a row: the angles. Even columns [:, 0::2] get sin, odd columns "
+        "[:, 1::2] get cos of the same angles; return float32.",
+    ),
+    Exercise(
+        "5.2", "LayerNorm", 15, ("nn/functional.py",),
+        "5.2 LayerNorm",
+        "Fold x to rows (M, size); x̂ = (x - mean) / √(var + eps) with the BIASED variance "
+        "(divide by size, not size - 1), per row. Backward with ĝ = g·w: ∂x = (ĝ - mean ĝ - "
+        "x̂·mean(ĝ·x̂)) / σ per row; ∂w = Σ_rows g·x̂, ∂b = Σ_rows g.",
+    ),
+    Exercise(
+        "5.3", "Scaled dot-product attention", 20, ("nn/functional.py",),
+        "5.3 Attention: a soft dictionary lookup",
+        "Scores Q Kᵀ · 1/√E; BEFORE the softmax add -inf where attn_mask is False (True = may "
+        "attend) and above the diagonal when is_causal (np.triu(..., 1): key j > query i). "
+        "Subtract each row's max, but use 0 for a row that is all -inf, and divide by a row sum "
+        "of 1 where it is 0, so a fully masked row gives zeros. Backward: the softmax rule "
+        "∂S = P ⊙ (∂P - Σ_keys ∂P ⊙ P), times the scale.",
+    ),
+    Exercise(
+        "5.4", "Multi-head attention", 15, ("nn/transformer.py",),
+        "5.4 Many heads",
+        "split_heads: reshape (N, T, E) to (N, T, H, head_dim), then swap axes 1 and 2; "
+        "merge_heads undoes it in the reverse order (transpose, then reshape). The masks are "
+        "True = BLOCKED here, sdpa's True = MAY attend: negate them; the padding mask (N, S) "
+        "marks KEYS, so it becomes (N, 1, 1, S), never a query axis.",
+    ),
+    Exercise(
+        "5.5", "The encoder layer", 10, ("nn/transformer.py",),
+        "5.5 The encoder layer",
+        "Pre-LN: normalise the input of each branch, never the residual stream: h = norm1(x); "
+        "x = x + dropout1(self_attn(h, h, h, ...)[0]); then x = x + dropout2(linear2(dropout("
+        "activation(linear1(norm2(x)))))). Pass src_key_padding_mask as key_padding_mask.",
+    ),
+    Exercise(
+        "5.6", "The decoder layer", 10, ("nn/transformer.py",),
+        "5.6 The decoder layer",
+        "Three residual branches, each y + dropout_k(f(norm_k(y))): causal self-attention "
+        "(is_causal=tgt_is_causal, the target padding mask), then cross-attention whose QUERY "
+        "is norm2(y) and whose keys and values are the encoder's memory (the memory padding "
+        "mask), then the feed-forward on norm3(y).",
+    ),
+    Exercise(
+        "5.7", "The Transformer and greedy decoding", 10, ("nn/transformer.py",),
+        "5.7 The whole Transformer, and greedy decoding",
+        "encode: positional(src_embedding(src)) through the encoder; decode: the same with the "
+        "target embedding, the decoder, then output. generate: encode once, start from a "
+        "(N, 1) column of BOS, append logits[:, -1].argmax(-1) (EOS for rows already done) "
+        "and stop when every row has produced EOS; return the tokens after BOS.",
+    ),
+    Exercise(
+        "5.8", "The training step", 10, ("nn/transformer.py",),
+        "5.8 Training: teacher forcing",
+        "shift_right: a column of BOS, then tgt_out[:, :-1]. seq2seq_loss: the decoder reads "
+        "shift_right(tgt_out) and predicts tgt_out itself; reshape the logits to (N·T, V) and "
+        "the targets to (N·T,), and pass ignore_index=pad_id so padding counts for nothing.",
+    ),
 ]
 
 

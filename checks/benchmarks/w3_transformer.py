@@ -12,9 +12,28 @@ from checks.benchmarks.w2_mlp import submodule
 MEMORY_STEPS = 200
 
 
+def parameter_name(layout_name: str) -> str:
+    """floors.w3_layout()'s name of a parameter → the framework's (PyTorch's nn.Transformer)."""
+    if layout_name.endswith("_embedding"):
+        return layout_name + ".weight"
+    parts = layout_name.split(".")
+    if parts[0] in ("encoder", "decoder") and parts[1].isdigit():
+        parts[1:2] = ["layers", parts[1]]
+    projections = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "out": "out_proj"}
+    if "self_attn" in parts or "cross_attn" in parts:
+        parts[-2] = projections[parts[-2]]
+    return ".".join(parts).replace("cross_attn", "multihead_attn")
+
+
 def make_model(fw):
     """The framework's Transformer configured as W3, with floors.w3_parameters()."""
-    raise NotImplementedError  # filled in once chapter 5's Transformer has landed
+    nn = submodule(fw, "nn")
+    model = nn.Transformer(floors.VOCAB, floors.VOCAB, d_model=floors.D_MODEL, nhead=floors.HEADS,
+                           num_encoder_layers=floors.LAYERS, num_decoder_layers=floors.LAYERS,
+                           dim_feedforward=floors.FFN, dropout=0.0, max_len=floors.LENGTH)
+    model.load_state_dict({parameter_name(name): value
+                           for name, value in floors.w3_parameters().items()})
+    return model
 
 
 def trainer(fw, steps: int):
@@ -62,6 +81,7 @@ def memory_run(fw, steps: int = MEMORY_STEPS, window: int = 50) -> dict:
     and the last `window` steps, are the same. Resident memory (the process as the OS
     sees it, allocator caches included) is added where the platform tells it.
     """
+    resident_mb()  # its first call imports (or fails to import psutil): not the framework's memory
     gc.collect()
     tracemalloc.start()
     try:

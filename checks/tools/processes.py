@@ -12,6 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from checks.exercises import exercise
 from checks.loader import ROOT
 
+# Processes run side by side, one per core: a multithreaded BLAS in each would oversubscribe
+# the cores, and OpenBLAS's spinning threads then run several times slower, not faster.
+ONE_BLAS_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
 
 def run_exercise(
     exercise_id: str,
@@ -22,7 +26,7 @@ def run_exercise(
 ) -> dict:
     """One exercise's results, from `checks.tools.run_exercise` in a fresh process."""
     limit = time_limit or exercise(exercise_id).time_limit
-    env = {**os.environ, "IMPL": impl, "HYPOTHESIS_PROFILE": profile, "MPLBACKEND": "Agg"}
+    env = {**ONE_BLAS_THREAD, **os.environ, "IMPL": impl, "HYPOTHESIS_PROFILE": profile, "MPLBACKEND": "Agg"}
     command = [sys.executable, "-m", "checks.tools.run_exercise", exercise_id, *flags]
     try:
         done = subprocess.run(

@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from checks.exercises import CHAPTERS
 from checks.loader import ROOT
+from checks.tools.processes import ONE_BLAS_THREAD
 
 PY = sys.executable
 
@@ -77,10 +78,12 @@ def notebooks() -> bool:
                      "--nbval-cell-timeout=900", "-p", "no:cacheprovider"]
     solution_books = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "solutions").glob("*.ipynb"))
     chapter_books = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "chapters").glob("*.ipynb"))
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        solved = pool.submit(run, reference_run + solution_books, MPLBACKEND="Agg")
+    with ThreadPoolExecutor(max_workers=2) as pool:  # two kernels side by side, one core each
+        solved = pool.submit(run, reference_run + solution_books, MPLBACKEND="Agg",
+                             **ONE_BLAS_THREAD)
         stubbed = pool.submit(run, reference_run + chapter_books, MPLBACKEND="Agg",
-                              PYTHONPATH=str(ROOT / "solutions"), FRAMEWORK_QUICK="1")
+                              PYTHONPATH=str(ROOT / "solutions"), FRAMEWORK_QUICK="1",
+                              **ONE_BLAS_THREAD)
         return solved.result() and stubbed.result()
 
 

@@ -19,8 +19,10 @@ from . import functional as F
 from . import init
 
 __all__ = [
-    "GELU", "Linear", "Module", "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid",
-    "Tanh", "F", "functional", "init", "load", "save",
+    "GELU", "Dropout", "Embedding", "LayerNorm", "Linear", "Module", "ModuleList",
+    "MultiheadAttention", "Parameter", "PositionalEncoding", "ReLU", "Sequential", "Sigmoid",
+    "Tanh", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerEncoderLayer", "F", "functional", "init", "load", "save", "transformer",
 ]
 
 
@@ -218,7 +220,7 @@ class Module:
         if strict and unexpected:
             problems.append(f"unexpected keys {unexpected}")
         arrays = {}
-        for name in targets.keys() & state.keys():
+        for name in (name for name in targets if name in state):  # in the model's order
             array = np.asarray(state[name].data if isinstance(state[name], Tensor) else state[name])
             target = targets[name]
             shape = (target.data if isinstance(target, Tensor) else target).shape
@@ -383,3 +385,19 @@ def load(path) -> dict[str, np.ndarray]:
     """The state dict that `save` wrote: pass it to `module.load_state_dict`. No pickles are read."""
     with np.load(path, allow_pickle=False) as archive:
         return {name: archive[name] for name in archive.files}
+
+
+# chapter 5's layers (nn/transformer.py) build on the ones above, so they are imported last
+from . import transformer  # noqa: E402
+from .transformer import (  # noqa: E402
+    Dropout,
+    Embedding,
+    LayerNorm,
+    MultiheadAttention,
+    PositionalEncoding,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)

@@ -1,0 +1,307 @@
+"""Provided parts of chapter 5 (the reference): Embedding, Dropout, PositionalEncoding, the
+stacks, MultiheadAttention's shape errors and weights, greedy generation, the W3 size."""
+
+import importlib
+
+import numpy as np
+import pytest
+
+from checks.loader import load_framework
+
+fw = load_framework("solutions")
+nn = importlib.import_module("framework.nn")
+F = importlib.import_module("framework.nn.functional")
+transformer = importlib.import_module("framework.nn.transformer")
+
+
+def small_model(**kwargs):
+    fw.manual_seed(0)
+    settings = dict(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                    dim_feedforward=16)
+    return nn.Transformer(7, 9, **{**settings, **kwargs})
+
+
+# -- Embedding -------------------------------------------------------------------------------------
+
+
+def test_embedding_looks_up_rows_of_its_weight():
+    fw.manual_seed(0)
+    embedding = nn.Embedding(5, 3)
+    ids = np.array([[4, 0], [2, 2]])
+    np.testing.assert_array_equal(embedding(ids).data, embedding.weight.data[ids])
+    np.testing.assert_array_equal(embedding(fw.Tensor(ids)).data, embedding.weight.data[ids])
+
+
+def test_embedding_starts_standard_normal_from_the_shared_generator():
+    fw.manual_seed(3)
+    weight = nn.Embedding(4, 2).weight.data
+    expected = np.random.default_rng(3).standard_normal((4, 2)).astype(np.float32)
+    np.testing.assert_array_equal(weight, expected)
+
+
+def test_embedding_gradient_adds_up_over_repeated_ids():
+    embedding = nn.Embedding(4, 2)
+    embedding(np.array([1, 3, 1])).sum().backward()
+    np.testing.assert_array_equal(embedding.weight.grad, [[0, 0], [2, 2], [0, 0], [1, 1]])
+
+
+def test_embedding_padding_row_starts_at_zero_and_gets_no_gradient():
+    embedding = nn.Embedding(4, 3, padding_idx=0)
+    assert not embedding.weight.data[0].any() and embedding.weight.data[1:].any()
+    embedding(np.array([[0, 2, 0]])).sum().backward()
+    assert not embedding.weight.grad[0].any()
+    np.testing.assert_array_equal(embedding.weight.grad[2], [1, 1, 1])
+
+
+def test_embedding_rejects_ids_outside_the_table():
+    with pytest.raises(IndexError, match="Embedding: token id 5 is outside 0..4"):
+        nn.Embedding(5, 2)(np.array([1, 5]))
+    with pytest.raises(TypeError, match="Embedding: token ids must be integers"):
+        nn.Embedding(5, 2)(np.array([1.0]))
+
+
+# -- Dropout ----------------------------------------------------------------------------------------
+
+
+def test_dropout_is_the_identity_in_eval_mode_and_at_p_zero():
+    x = fw.Tensor(np.ones((4, 5), np.float32))
+    assert nn.Dropout(0.5).eval()(x) is x
+    assert nn.Dropout(0.0)(x) is x
+
+
+def test_dropout_in_training_zeroes_about_p_and_scales_the_rest():
+    fw.manual_seed(0)
+    out = nn.Dropout(0.25)(fw.Tensor(np.ones((100, 100), np.float32))).data
+    assert set(np.unique(out)) == {0.0, np.float32(1 / 0.75)}
+    assert abs((out == 0).mean() - 0.25) < 0.02
+
+
+def test_dropout_is_repeatable_with_manual_seed_and_its_gradient_is_its_mask():
+    x = fw.Tensor(np.ones((3, 4), np.float32), requires_grad=True)
+    fw.manual_seed(7)
+    first = nn.Dropout(0.5)(x)
+    fw.manual_seed(7)
+    second = nn.Dropout(0.5)(x)
+    np.testing.assert_array_equal(first.data, second.data)
+    first.sum().backward()
+    np.testing.assert_array_equal(x.grad, first.data)
+
+
+def test_dropout_rejects_a_probability_outside_0_1():
+    with pytest.raises(ValueError, match="Dropout: p=1.5"):
+        nn.Dropout(1.5)
+
+
+# -- PositionalEncoding and LayerNorm ---------------------------------------------------------------
+
+
+def test_positional_encoding_adds_the_table_without_weights():
+    module = nn.PositionalEncoding(6, max_len=10)
+    x = np.random.default_rng(0).standard_normal((2, 4, 6)).astype(np.float32)
+    expected = x + transformer.sinusoidal_positional_encoding(10, 6)[:4]
+    np.testing.assert_allclose(module(fw.Tensor(x)).data, expected)
+    assert list(module.parameters()) == [] and module.state_dict() == {}
+
+
+def test_positional_encoding_rejects_sequences_longer_than_max_len():
+    with pytest.raises(ValueError, match=r"PositionalEncoding: input of shape \(1, 11, 6\)"):
+        nn.PositionalEncoding(6, max_len=10)(fw.Tensor(np.zeros((1, 11, 6), np.float32)))
+
+
+def test_layer_norm_module_starts_as_gain_one_bias_zero():
+    norm = nn.LayerNorm(5)
+    np.testing.assert_array_equal(norm.weight.data, np.ones(5))
+    np.testing.assert_array_equal(norm.bias.data, np.zeros(5))
+    assert norm.normalized_shape == (5,) and norm.eps == 1e-5
+
+
+# -- the stacks -------------------------------------------------------------------------------------
+
+
+def test_encoder_stack_runs_its_layers_in_order_then_its_norm():
+    fw.manual_seed(0)
+    encoder = nn.TransformerEncoder(8, 2, 16, dropout=0.0, num_layers=3)
+    assert len(encoder.layers) == 3 and isinstance(encoder.norm, nn.LayerNorm)
+    x = fw.Tensor(np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32))
+    mask = np.array([[False] * 4 + [True], [False] * 5])
+    expected = x
+    for layer in encoder.layers:
+        expected = layer(expected, src_key_padding_mask=mask)
+    np.testing.assert_allclose(encoder(x, src_key_padding_mask=mask).data,
+                               encoder.norm(expected).data, rtol=1e-6)
+
+
+def test_decoder_stack_runs_its_layers_in_order_then_its_norm():
+    fw.manual_seed(0)
+    decoder = nn.TransformerDecoder(8, 2, 16, dropout=0.0, num_layers=2)
+    assert len(decoder.layers) == 2 and isinstance(decoder.norm, nn.LayerNorm)
+    rng = np.random.default_rng(1)
+    y = fw.Tensor(rng.standard_normal((2, 3, 8)).astype(np.float32))
+    memory = fw.Tensor(rng.standard_normal((2, 5, 8)).astype(np.float32))
+    expected = y
+    for layer in decoder.layers:
+        expected = layer(expected, memory)
+    np.testing.assert_allclose(decoder(y, memory).data, decoder.norm(expected).data, rtol=1e-6)
+
+
+def test_the_w3_configuration_has_236816_parameters_named_as_pytorch():
+    model = nn.Transformer(16, 16)
+    assert sum(p.size for p in model.parameters()) == 236_816
+    names = dict(model.named_parameters())
+    for name in ("src_embedding.weight", "encoder.layers.1.self_attn.q_proj.weight",
+                 "decoder.layers.0.multihead_attn.out_proj.bias", "decoder.layers.1.norm3.weight",
+                 "encoder.norm.bias", "decoder.norm.weight", "output.weight"):
+        assert name in names
+
+
+# -- MultiheadAttention -------------------------------------------------------------------------------
+
+
+def attention_inputs(n=2, length=3, source=4, embed=8):
+    rng = np.random.default_rng(0)
+    query = fw.Tensor(rng.standard_normal((n, length, embed)).astype(np.float32))
+    memory = fw.Tensor(rng.standard_normal((n, source, embed)).astype(np.float32))
+    return query, memory
+
+
+@pytest.mark.parametrize("shapes, message", [
+    (((2, 3, 6), (2, 4, 8), (2, 4, 8)), r"query has shape \(2, 3, 6\); expected \(N, T, embed_dim=8\)"),
+    (((2, 3, 8), (2, 4), (2, 4, 8)), r"key has shape \(2, 4\); expected \(N, T, embed_dim=8\)"),
+    (((2, 3, 8), (2, 4, 8), (2, 5, 8)), r"key \(2, 4, 8\) and value \(2, 5, 8\) must agree on \(N, S\)"),
+    (((1, 3, 8), (2, 4, 8), (2, 4, 8)), r"query \(1, 3, 8\) and key \(2, 4, 8\) have different batch"),
+])
+def test_attention_shape_errors_name_query_key_or_value(shapes, message):
+    attention = nn.MultiheadAttention(8, 2)
+    query, key, value = (fw.Tensor(np.zeros(s, np.float32)) for s in shapes)
+    with pytest.raises(ValueError, match="MultiheadAttention: " + message):
+        attention(query, key, value)
+
+
+def test_attention_shape_errors_name_the_mask():
+    attention = nn.MultiheadAttention(8, 2)
+    query, memory = attention_inputs()
+    expected = r"key_padding_mask has shape \(2, 3\); expected \(N, S\) = \(2, 4\)"
+    with pytest.raises(ValueError, match=expected):
+        attention(query, memory, memory, key_padding_mask=np.zeros((2, 3), bool))
+    with pytest.raises(ValueError, match=r"attn_mask has shape \(4, 3\); expected \(L, S\) = \(3, 4\)"):
+        attention(query, memory, memory, attn_mask=np.zeros((4, 3), bool))
+
+
+def test_attention_rejects_heads_that_do_not_divide_the_width():
+    with pytest.raises(ValueError, match="embed_dim=10 is not divisible by num_heads=4"):
+        nn.MultiheadAttention(10, 4)
+
+
+def test_attention_weights_are_averaged_over_heads_or_given_per_head():
+    fw.manual_seed(0)
+    attention = nn.MultiheadAttention(8, 2)
+    query, memory = attention_inputs()
+    padding = np.array([[False, False, True, True], [False] * 4])
+    out, none = attention(query, memory, memory, key_padding_mask=padding)
+    assert none is None
+    same, averaged = attention(query, memory, memory, key_padding_mask=padding, need_weights=True)
+    _, per_head = attention(query, memory, memory, key_padding_mask=padding, need_weights=True,
+                            average_attn_weights=False)
+    np.testing.assert_allclose(same.data, out.data, rtol=1e-6)
+    assert averaged.shape == (2, 3, 4) and per_head.shape == (2, 2, 3, 4)
+    np.testing.assert_allclose(per_head.data.mean(axis=1), averaged.data, rtol=1e-6)
+    np.testing.assert_allclose(per_head.data.sum(axis=-1), 1, rtol=1e-6)
+    assert not per_head.data[0, :, :, 2:].any()
+
+
+def test_attention_takes_one_mask_per_batch_element_and_head():
+    fw.manual_seed(0)
+    attention = nn.MultiheadAttention(8, 2)
+    query, memory = attention_inputs()
+    blocked = np.zeros((4, 3, 4), bool)
+    blocked[:, :, 3] = True  # every (batch, head) blocks key 3
+    _, weights = attention(query, memory, memory, attn_mask=blocked, need_weights=True)
+    assert not weights.data[..., 3].any()
+    np.testing.assert_allclose(weights.data.sum(axis=-1), 1, rtol=1e-6)
+
+
+def test_attention_dropout_acts_in_training_only():
+    fw.manual_seed(0)
+    attention = nn.MultiheadAttention(8, 2, dropout=0.5)
+    query, memory = attention_inputs()
+    first = attention(query, memory, memory)[0].data
+    second = attention(query, memory, memory)[0].data
+    assert not np.allclose(first, second)
+    attention.eval()
+    np.testing.assert_array_equal(attention(query, memory, memory)[0].data,
+                                  attention(query, memory, memory)[0].data)
+
+
+# -- the Transformer: generation and the heatmaps ------------------------------------------------------
+
+
+def scripted(model, choices):
+    """Make model.decode return logits whose last position picks choices[step][row]."""
+    calls = []
+
+    def decode(tgt, memory, tgt_key_padding_mask=None, memory_key_padding_mask=None):
+        step = len(calls)
+        calls.append(np.array(tgt))
+        logits = np.zeros((len(tgt), tgt.shape[1], 9), np.float32)
+        logits[np.arange(len(tgt)), -1, choices[step]] = 1.0
+        return fw.Tensor(logits)
+
+    model.decode = decode
+    return calls
+
+
+def test_generate_stops_once_every_row_has_produced_eos_and_pads_with_eos():
+    model = small_model()
+    calls = scripted(model, [[3, 4], [2, 5], [6, 2], [7, 7]])  # EOS = 2: row 0, then row 1
+    out = model.generate(np.zeros((2, 5), np.int64), bos_id=1, eos_id=2, max_len=10)
+    np.testing.assert_array_equal(out, [[3, 2, 2], [4, 5, 2]])
+    assert out.dtype == np.int64 and len(calls) == 3
+    np.testing.assert_array_equal(calls[0], [[1], [1]])  # decoding starts from BOS
+
+
+def test_generate_stops_at_max_len_without_eos():
+    model = small_model()
+    calls = scripted(model, [[3, 4]] * 10)
+    out = model.generate(np.zeros((2, 5), np.int64), bos_id=1, eos_id=2, max_len=4)
+    np.testing.assert_array_equal(out, [[3, 3, 3, 3], [4, 4, 4, 4]])
+    assert len(calls) == 4
+
+
+def test_generate_runs_in_eval_mode_without_a_graph_and_restores_training():
+    model = small_model(dropout=0.5)
+    src = np.random.default_rng(0).integers(0, 7, (4, 5))
+    first = model.generate(src, bos_id=1, eos_id=2, max_len=6)
+    np.testing.assert_array_equal(model.generate(src, bos_id=1, eos_id=2, max_len=6), first)
+    assert model.training and all(m.training for m in model.modules())
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_cross_attention_weights_are_per_layer_heads_and_sum_to_one():
+    model = small_model(num_decoder_layers=2)
+    rng = np.random.default_rng(0)
+    src, tgt = rng.integers(0, 7, (2, 5)), rng.integers(0, 9, (2, 4))
+    padding = np.array([[False] * 3 + [True] * 2, [False] * 5])
+    weights = model.cross_attention_weights(src, tgt, src_key_padding_mask=padding)
+    assert len(weights) == 2 and all(w.shape == (2, 2, 4, 5) for w in weights)
+    np.testing.assert_allclose(weights[1].sum(axis=-1), 1, rtol=1e-5)
+    assert not weights[0][0, ..., 3:].any()
+
+
+def test_the_model_accepts_tensor_ids():
+    model = small_model()
+    rng = np.random.default_rng(0)
+    src, tgt = rng.integers(0, 7, (2, 5)), rng.integers(0, 9, (2, 4))
+    np.testing.assert_array_equal(model(fw.Tensor(src), fw.Tensor(tgt)).data, model(src, tgt).data)
+
+
+# -- scaled_dot_product_attention's errors (the provided wrapper) ---------------------------------------
+
+
+def test_attention_function_errors_name_the_disagreeing_operand():
+    q, k = fw.Tensor(np.zeros((2, 3, 4), np.float32)), fw.Tensor(np.zeros((2, 5, 4), np.float32))
+    with pytest.raises(ValueError, match=r"query of shape \(2, 3, 4\) and key of shape \(2, 5, 6\)"):
+        F.scaled_dot_product_attention(q, fw.Tensor(np.zeros((2, 5, 6), np.float32)), k)
+    with pytest.raises(ValueError, match=r"key of shape \(2, 5, 4\) and value of shape \(2, 6, 4\)"):
+        F.scaled_dot_product_attention(q, k, fw.Tensor(np.zeros((2, 6, 4), np.float32)))
+    with pytest.raises(ValueError, match=r"attn_mask of dtype bool and shape \(5, 3\) does not broadcast"):
+        F.scaled_dot_product_attention(q, k, k, attn_mask=np.ones((5, 3), bool))

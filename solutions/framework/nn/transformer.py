@@ -1,0 +1,565 @@
+"""Chapter 5: the Transformer, as in `torch.nn` (batch first, pre-LayerNorm).
+
+Token ids become vectors (`Embedding`), positions are added (`PositionalEncoding`),
+and attention lets every position read from every other: `MultiheadAttention`
+inside `TransformerEncoderLayer` and `TransformerDecoderLayer`, stacked into an
+encoder-decoder `Transformer` that translates one sequence into another.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autodiff import no_grad
+from ..generator import default_generator
+from ..tensor import Function, Tensor
+from . import F, Linear, Module, ModuleList, Parameter
+
+__all__ = [
+    "Dropout", "Embedding", "LayerNorm", "MultiheadAttention", "PositionalEncoding",
+    "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerEncoderLayer", "seq2seq_loss", "shift_right", "sinusoidal_positional_encoding",
+]
+
+
+# -- exercise 5.1: positions ----------------------------------------------------------------------
+
+
+def sinusoidal_positional_encoding(length: int, d_model: int) -> np.ndarray:
+    """The (length, d_model) float32 table PE[p, 2i] = sin(p / 10000^(2i/d)),
+    PE[p, 2i+1] = cos(p / 10000^(2i/d)): each pair of columns a wave of its own frequency.
+    """
+    ### BEGIN SOLUTION 5.1
+    position = np.arange(length, dtype=np.float64)[:, None]
+    frequency = np.exp(-math.log(10000.0) * np.arange(0, d_model, 2) / d_model)
+    angles = position * frequency  # (length, ⌈d_model/2⌉)
+    table = np.zeros((length, d_model))
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table.astype(np.float32)
+    ### END SOLUTION
+
+
+# -- embeddings and positions (provided) ----------------------------------------------------------
+
+
+def _ids(tokens, op: str, count: int) -> np.ndarray:
+    """Token ids as an int array, checked to lie in 0..count-1."""
+    ids = np.asarray(tokens.data if isinstance(tokens, Tensor) else tokens)
+    if not np.issubdtype(ids.dtype, np.integer):
+        raise TypeError(f"{op}: token ids must be integers, got {ids.dtype}; pass an int array")
+    if ids.size and (ids.min() < 0 or ids.max() >= count):
+        bad = ids[(ids < 0) | (ids >= count)][0]
+        raise IndexError(f"{op}: token id {bad} is outside 0..{count - 1} (num_embeddings={count})")
+    return ids
+
+
+class EmbeddingFunction(Function):
+    """out = W[ids]; ∂W[v] = Σ of the gradients of the positions holding id v (none for padding)."""
+
+    @staticmethod
+    def forward(ctx, weight, ids, padding_idx=None):
+        ctx.ids, ctx.shape, ctx.padding_idx = ids, weight.shape, padding_idx
+        return weight[ids]
+
+    @staticmethod
+    def backward(ctx, grad):
+        # sort the positions by id, then add up each id's run of rows in one reduceat:
+        # several times faster than np.add.at, for any vocabulary size
+        ids = ctx.ids.ravel()
+        order = np.argsort(ids, kind="stable")
+        sorted_ids = ids[order]
+        starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
+        grad_w = np.zeros(ctx.shape, dtype=grad.dtype)
+        if len(ids):
+            rows = grad.reshape(-1, ctx.shape[1])[order]
+            grad_w[sorted_ids[starts]] = np.add.reduceat(rows, starts, axis=0)
+        if ctx.padding_idx is not None:
+            grad_w[ctx.padding_idx] = 0
+        return grad_w, None
+
+
+class Embedding(Module):
+    """A table of num_embeddings learned vectors: ids (...) → vectors (..., embedding_dim).
+
+    Rows start N(0, 1) (PyTorch's init); the row padding_idx starts at zero and is never
+    updated, so padding contributes nothing.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 dtype=np.float32) -> None:
+        super().__init__()
+        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
+            raise ValueError(f"Embedding: padding_idx={padding_idx} is not a row of "
+                             f"0..{num_embeddings - 1}")
+        weight = default_generator().standard_normal((num_embeddings, embedding_dim))
+        if padding_idx is not None:
+            padding_idx %= num_embeddings
+            weight[padding_idx] = 0
+        self.weight = Parameter(weight.astype(dtype))
+        self.num_embeddings, self.embedding_dim, self.padding_idx = (
+            num_embeddings, embedding_dim, padding_idx)
+
+    def forward(self, tokens) -> Tensor:
+        ids = _ids(tokens, "Embedding", self.num_embeddings)
+        return EmbeddingFunction.apply(self.weight, ids, padding_idx=self.padding_idx)
+
+    def extra_repr(self) -> str:
+        padding = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+
+
+class PositionalEncoding(Module):
+    """Adds the sinusoidal table to a batch (N, T, d_model), T <= max_len; no scaling, no weights."""
+
+    def __init__(self, d_model: int, max_len: int = 512) -> None:
+        super().__init__()
+        self.d_model, self.max_len = d_model, max_len
+        # a plain attribute, not a buffer: the table is recomputed, never saved or learned
+        self.table = sinusoidal_positional_encoding(max_len, d_model)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim < 2 or x.shape[-1] != self.d_model or x.shape[-2] > self.max_len:
+            raise ValueError(
+                f"PositionalEncoding: input of shape {x.shape}: expected (..., T, {self.d_model}) "
+                f"with T <= max_len={self.max_len}"
+            )
+        return x + self.table[: x.shape[-2]].astype(x.dtype, copy=False)
+
+    def extra_repr(self) -> str:
+        return f"d_model={self.d_model}, max_len={self.max_len}"
+
+
+class LayerNorm(Module):
+    """Normalise each row over its last axes (normalized_shape), then scale and shift them."""
+
+    def __init__(self, normalized_shape: int | tuple[int, ...], eps: float = 1e-5,
+                 dtype=np.float32) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, eps
+        self.weight = Parameter(np.ones(shape, dtype=dtype))
+        self.bias = Parameter(np.zeros(shape, dtype=dtype))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}"
+
+
+class Dropout(Module):
+    """Zeroes each element with probability p while training (scaling the rest by 1/(1-p));
+    the identity in eval mode. Draws from the shared generator (`framework.manual_seed`).
+    """
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout: p={p} must be a probability in [0, 1]")
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+# -- exercise 5.4: multi-head attention -----------------------------------------------------------
+
+
+def _boolean(mask, name: str) -> np.ndarray:
+    mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+    if mask.dtype != bool:
+        raise TypeError(f"MultiheadAttention: {name} must be boolean (True = blocked), got "
+                        f"{mask.dtype}; compare ids with the padding id, e.g. src == pad_id")
+    return mask
+
+
+class MultiheadAttention(Module):
+    """num_heads attentions side by side, each on its own embed_dim/num_heads slice (batch first).
+
+    query (N, L, E), key and value (N, S, E) → output (N, L, E). key_padding_mask (N, S):
+    True = that key is padding. attn_mask (L, S) or (N·num_heads, L, S): boolean True =
+    BLOCKED (PyTorch's convention here, the opposite of scaled_dot_product_attention's),
+    or float, added to the scores. is_causal: query i sees keys j <= i. With
+    need_weights, also the attention weights (N, L, S) averaged over heads, or
+    (N, num_heads, L, S) when average_attn_weights=False; else None.
+    """
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0,
+                 bias: bool = True) -> None:
+        super().__init__()
+        if embed_dim % num_heads:
+            raise ValueError(f"MultiheadAttention: embed_dim={embed_dim} is not divisible by "
+                             f"num_heads={num_heads}; each head takes embed_dim/num_heads features")
+        self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
+        self.dropout = dropout
+        self.q_proj = Linear(embed_dim, embed_dim, bias=bias)
+        self.k_proj = Linear(embed_dim, embed_dim, bias=bias)
+        self.v_proj = Linear(embed_dim, embed_dim, bias=bias)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias)
+
+    def check_shapes(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask,
+                     attn_mask) -> None:
+        """Raise ValueError naming which of query, key, value or a mask disagrees, and how."""
+        name = "MultiheadAttention"
+        for which, x in (("query", query), ("key", key), ("value", value)):
+            if x.ndim != 3 or x.shape[-1] != self.embed_dim:
+                raise ValueError(f"{name}: {which} has shape {x.shape}; expected (N, T, "
+                                 f"embed_dim={self.embed_dim}) (batch first)")
+        if key.shape[:2] != value.shape[:2]:
+            raise ValueError(f"{name}: key {key.shape} and value {value.shape} must agree on "
+                             "(N, S): one value per key")
+        if query.shape[0] != key.shape[0]:
+            raise ValueError(f"{name}: query {query.shape} and key {key.shape} have different "
+                             f"batch sizes N ({query.shape[0]} vs {key.shape[0]})")
+        (n, length, _), source = query.shape, key.shape[1]
+        if key_padding_mask is not None and np.shape(key_padding_mask) != (n, source):
+            raise ValueError(f"{name}: key_padding_mask has shape {np.shape(key_padding_mask)}; "
+                             f"expected (N, S) = {(n, source)}, one flag per key")
+        if attn_mask is not None and np.shape(attn_mask) not in (
+                (length, source), (n * self.num_heads, length, source)):
+            raise ValueError(f"{name}: attn_mask has shape {np.shape(attn_mask)}; expected "
+                             f"(L, S) = {(length, source)} or (N·num_heads, L, S) = "
+                             f"{(n * self.num_heads, length, source)}")
+
+    def forward(
+        self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask=None, attn_mask=None,
+        is_causal: bool = False, need_weights: bool = False, average_attn_weights: bool = True,
+    ) -> tuple[Tensor, Tensor | None]:
+        self.check_shapes(query, key, value, key_padding_mask, attn_mask)
+        ### BEGIN SOLUTION 5.4
+        (n, length, _), source = query.shape, key.shape[1]
+        mask = self.sdpa_mask(n, length, source, key_padding_mask, attn_mask)
+        q = self.split_heads(self.q_proj(query))
+        k = self.split_heads(self.k_proj(key))
+        v = self.split_heads(self.v_proj(value))
+        heads, weights = self.attend(q, k, v, mask, is_causal, need_weights)
+        out = self.out_proj(self.merge_heads(heads))
+        ### END SOLUTION
+        if need_weights:
+            return out, weights.mean(axis=1) if average_attn_weights else weights
+        return out, None
+
+    def attend(self, q: Tensor, k: Tensor, v: Tensor, mask, is_causal: bool,
+               need_weights: bool) -> tuple[Tensor, Tensor | None]:
+        """Attention of every head at once, (N, H, L, head_dim), and the weights (N, H, L, S)
+        when asked for. Dropout, when training, acts on the weights, as in PyTorch.
+        """
+        if not need_weights and not (self.training and self.dropout > 0):
+            return F.scaled_dot_product_attention(q, k, v, mask, is_causal), None
+        # the weights are attention applied to one-hot values: P = attention(Q, K, I)
+        eye = np.eye(k.shape[-2], dtype=q.dtype)
+        weights = F.scaled_dot_product_attention(q, k, eye, mask, is_causal)
+        heads = F.dropout(weights, self.dropout, self.training) @ v
+        return heads, weights.detach() if need_weights else None
+
+    def split_heads(self, x: Tensor) -> Tensor:
+        """(N, T, E) → (N, num_heads, T, head_dim): head h holds features h·head_dim onwards."""
+        ### BEGIN SOLUTION 5.4
+        n, t, _ = x.shape
+        x = x.reshape(n, t, self.num_heads, self.head_dim)
+        return x.transpose(1, 2)  # swap the T and head axes
+        ### END SOLUTION
+
+    def merge_heads(self, x: Tensor) -> Tensor:
+        """(N, num_heads, T, head_dim) → (N, T, E): the inverse of split_heads."""
+        ### BEGIN SOLUTION 5.4
+        n, _, t, _ = x.shape
+        x = x.transpose(1, 2)  # (N, T, H, head_dim): each position's heads side by side
+        return x.reshape(n, t, self.embed_dim)
+        ### END SOLUTION
+
+    def sdpa_mask(self, n: int, length: int, source: int, key_padding_mask,
+                  attn_mask) -> np.ndarray | None:
+        """The masks as one for scaled_dot_product_attention, broadcasting to (N, H, L, S):
+        boolean True = MAY attend (so the blocked-masks are negated), or float, added.
+        """
+        ### BEGIN SOLUTION 5.4
+        if attn_mask is not None:
+            attn_mask = np.asarray(attn_mask.data if isinstance(attn_mask, Tensor) else attn_mask)
+            if attn_mask.ndim == 3:  # (N·H, L, S): one mask per batch element and head
+                attn_mask = attn_mask.reshape(n, self.num_heads, length, source)
+        if key_padding_mask is None:
+            return attn_mask if attn_mask is None or attn_mask.dtype != bool else ~attn_mask
+        padding = _boolean(key_padding_mask, "key_padding_mask")[:, None, None, :]  # (N, 1, 1, S)
+        if attn_mask is None:
+            return ~padding
+        if attn_mask.dtype != bool:
+            return attn_mask + np.where(padding, -np.inf, 0).astype(attn_mask.dtype)
+        return ~(attn_mask | padding)
+        ### END SOLUTION
+
+    def extra_repr(self) -> str:
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"
+
+
+# -- exercises 5.5 and 5.6: the layers ------------------------------------------------------------
+
+_ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+
+
+def _activation(name: str):
+    if name not in _ACTIVATIONS:
+        raise ValueError(f"activation must be one of {sorted(_ACTIVATIONS)}, got {name!r}")
+    return _ACTIVATIONS[name]
+
+
+class TransformerEncoderLayer(Module):
+    """Pre-LN encoder layer, batch first: x + Dropout(SelfAttention(LN₁ x)), then
+    x + Dropout(FFN(LN₂ x)) with FFN(h) = linear2(Dropout(activation(linear1 h))).
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str = "relu") -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout)
+        self.linear1 = Linear(d_model, dim_feedforward)
+        self.linear2 = Linear(dim_feedforward, d_model)
+        self.norm1, self.norm2 = LayerNorm(d_model), LayerNorm(d_model)
+        self.dropout, self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout), Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(self, src: Tensor, src_mask=None, src_key_padding_mask=None) -> Tensor:
+        ### BEGIN SOLUTION 5.5
+        x = src
+        h = self.norm1(x)
+        attended, _ = self.self_attn(h, h, h, key_padding_mask=src_key_padding_mask,
+                                     attn_mask=src_mask)
+        x = x + self.dropout1(attended)
+        hidden = self.dropout(self.activation(self.linear1(self.norm2(x))))
+        return x + self.dropout2(self.linear2(hidden))
+        ### END SOLUTION
+
+
+class TransformerDecoderLayer(Module):
+    """Pre-LN decoder layer, batch first: y + causal SelfAttention(LN₁ y), then
+    y + CrossAttention(LN₂ y, memory), then y + FFN(LN₃ y), each branch through Dropout.
+
+    tgt_is_causal defaults to True here (PyTorch's default is False): a decoder that can
+    see the future while training learns to copy it and fails when generating.
+    """
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str = "relu") -> None:
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout)
+        self.linear1 = Linear(d_model, dim_feedforward)
+        self.linear2 = Linear(dim_feedforward, d_model)
+        self.norm1, self.norm2, self.norm3 = LayerNorm(d_model), LayerNorm(d_model), LayerNorm(d_model)
+        self.dropout = Dropout(dropout)
+        self.dropout1, self.dropout2, self.dropout3 = Dropout(dropout), Dropout(dropout), Dropout(dropout)
+        self.activation = _activation(activation)
+
+    def forward(
+        self, tgt: Tensor, memory: Tensor, tgt_mask=None, memory_mask=None,
+        tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal: bool = True,
+    ) -> Tensor:
+        ### BEGIN SOLUTION 5.6
+        y = tgt
+        h = self.norm1(y)
+        attended, _ = self.self_attn(h, h, h, key_padding_mask=tgt_key_padding_mask,
+                                     attn_mask=tgt_mask, is_causal=tgt_is_causal)
+        y = y + self.dropout1(attended)
+        read, _ = self.multihead_attn(self.norm2(y), memory, memory,
+                                      key_padding_mask=memory_key_padding_mask,
+                                      attn_mask=memory_mask)
+        y = y + self.dropout2(read)
+        hidden = self.dropout(self.activation(self.linear1(self.norm3(y))))
+        return y + self.dropout3(self.linear2(hidden))
+        ### END SOLUTION
+
+
+# -- the stacks (provided) ----------------------------------------------------------------------
+
+
+class TransformerEncoder(Module):
+    """num_layers encoder layers (built from the same arguments), then a final LayerNorm."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str = "relu", *, num_layers: int) -> None:
+        super().__init__()
+        self.layers = ModuleList(
+            TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation)
+            for _ in range(num_layers))
+        self.norm = LayerNorm(d_model)
+
+    def forward(self, src: Tensor, mask=None, src_key_padding_mask=None) -> Tensor:
+        for layer in self.layers:
+            src = layer(src, src_mask=mask, src_key_padding_mask=src_key_padding_mask)
+        return self.norm(src)
+
+
+class TransformerDecoder(Module):
+    """num_layers decoder layers (built from the same arguments), then a final LayerNorm."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str = "relu", *, num_layers: int) -> None:
+        super().__init__()
+        self.layers = ModuleList(
+            TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation)
+            for _ in range(num_layers))
+        self.norm = LayerNorm(d_model)
+
+    def forward(
+        self, tgt: Tensor, memory: Tensor, tgt_mask=None, memory_mask=None,
+        tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal: bool = True,
+    ) -> Tensor:
+        for layer in self.layers:
+            tgt = layer(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask,
+                        memory_key_padding_mask=memory_key_padding_mask,
+                        tgt_is_causal=tgt_is_causal)
+        return self.norm(tgt)
+
+
+# -- exercise 5.7: the Transformer -----------------------------------------------------------------
+
+
+class Transformer(Module):
+    """Encoder-decoder: source ids (N, S) and target ids (N, T) → logits (N, T, tgt_vocab_size).
+
+    Separate source and target embeddings, sinusoidal positions added (no scaling), pre-LN
+    stacks with a final LayerNorm each, and a Linear to the target vocabulary. The defaults
+    are the W3 benchmark's model (236,816 parameters for vocabularies of 16).
+    """
+
+    def __init__(
+        self, src_vocab_size: int, tgt_vocab_size: int, d_model: int = 64, nhead: int = 4,
+        num_encoder_layers: int = 2, num_decoder_layers: int = 2, dim_feedforward: int = 256,
+        dropout: float = 0.0, activation: str = "relu", max_len: int = 512,
+        padding_idx: int | None = None,
+    ) -> None:
+        super().__init__()
+        # built in this order, so the weights are drawn in W3's order
+        self.src_embedding = Embedding(src_vocab_size, d_model, padding_idx)
+        self.tgt_embedding = Embedding(tgt_vocab_size, d_model, padding_idx)
+        self.positional = PositionalEncoding(d_model, max_len)
+        layer = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
+                     dropout=dropout, activation=activation)
+        self.encoder = TransformerEncoder(**layer, num_layers=num_encoder_layers)
+        self.decoder = TransformerDecoder(**layer, num_layers=num_decoder_layers)
+        self.output = Linear(d_model, tgt_vocab_size)
+
+    def encode(self, src, src_key_padding_mask=None) -> Tensor:
+        """Source ids (N, S) → memory (N, S, d_model)."""
+        ### BEGIN SOLUTION 5.7
+        x = self.src_embedding(src)
+        x = self.positional(x)  # added, not scaled
+        return self.encoder(x, src_key_padding_mask=src_key_padding_mask)
+        ### END SOLUTION
+
+    def decode(self, tgt, memory: Tensor, tgt_key_padding_mask=None,
+               memory_key_padding_mask=None) -> Tensor:
+        """Target ids (N, T) read causally, with the memory → logits (N, T, tgt_vocab_size)."""
+        ### BEGIN SOLUTION 5.7
+        y = self.positional(self.tgt_embedding(tgt))
+        y = self.decoder(y, memory, tgt_key_padding_mask=tgt_key_padding_mask,
+                         memory_key_padding_mask=memory_key_padding_mask)
+        return self.output(y)
+        ### END SOLUTION
+
+    def forward(self, src, tgt, src_key_padding_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None) -> Tensor:
+        """Logits (N, T, tgt_vocab_size); memory_key_padding_mask defaults to the source's."""
+        ### BEGIN SOLUTION 5.7
+        if memory_key_padding_mask is None:
+            memory_key_padding_mask = src_key_padding_mask
+        memory = self.encode(src, src_key_padding_mask)
+        return self.decode(tgt, memory, tgt_key_padding_mask, memory_key_padding_mask)
+        ### END SOLUTION
+
+    def generate(self, src, bos_id: int, eos_id: int, max_len: int,
+                 src_key_padding_mask=None) -> np.ndarray:
+        """Greedy decoding: from BOS, append the most likely next token until every row has
+        produced EOS, or max_len tokens. Returns the tokens after BOS, int64 (N, <= max_len);
+        a row that is done is filled with EOS. Runs in eval mode, without a graph.
+        """
+        was_training = self.training
+        self.eval()
+        try:
+            with no_grad():
+                ### BEGIN SOLUTION 5.7
+                memory = self.encode(src, src_key_padding_mask)  # the encoder runs once
+                n = memory.shape[0]
+                tokens = np.full((n, 1), bos_id, dtype=np.int64)
+                done = np.zeros(n, dtype=bool)
+                for _ in range(max_len):
+                    logits = self.decode(tokens, memory, memory_key_padding_mask=src_key_padding_mask)
+                    next_token = np.where(done, eos_id, logits.data[:, -1].argmax(axis=-1))
+                    tokens = np.concatenate([tokens, next_token[:, None]], axis=1)
+                    done |= next_token == eos_id
+                    if done.all():
+                        break
+                return tokens[:, 1:]
+                ### END SOLUTION
+        finally:
+            self.train(was_training)
+
+    def cross_attention_weights(self, src, tgt, src_key_padding_mask=None,
+                                tgt_key_padding_mask=None) -> list[np.ndarray]:
+        """Per decoder layer, the cross-attention weights (N, nhead, T, S) under teacher
+        forcing: where each target position reads in the source. Eval mode, no graph.
+        """
+        was_training = self.training
+        self.eval()
+        try:
+            with no_grad():
+                memory = self.encode(src, src_key_padding_mask)
+                y = self.positional(self.tgt_embedding(tgt))
+                found = []
+                for layer in self.decoder.layers:
+                    # the layer's first branch again, to get the cross-attention's query
+                    h = layer.norm1(y)
+                    attended, _ = layer.self_attn(h, h, h, key_padding_mask=tgt_key_padding_mask,
+                                                  is_causal=True)
+                    _, weights = layer.multihead_attn(
+                        layer.norm2(y + attended), memory, memory,
+                        key_padding_mask=src_key_padding_mask, need_weights=True,
+                        average_attn_weights=False)
+                    found.append(weights.data)
+                    y = layer(y, memory, tgt_key_padding_mask=tgt_key_padding_mask,
+                              memory_key_padding_mask=src_key_padding_mask)
+                return found
+        finally:
+            self.train(was_training)
+
+
+# -- exercise 5.8: training with teacher forcing -----------------------------------------------------
+
+
+def shift_right(tgt_out: np.ndarray, bos_id: int) -> np.ndarray:
+    """The decoder's input under teacher forcing: BOS, then tgt_out without its last token."""
+    ### BEGIN SOLUTION 5.8
+    tgt_out = np.asarray(tgt_out.data if isinstance(tgt_out, Tensor) else tgt_out)
+    bos = np.full((len(tgt_out), 1), bos_id, dtype=tgt_out.dtype)
+    return np.concatenate([bos, tgt_out[:, :-1]], axis=1)
+    ### END SOLUTION
+
+
+def seq2seq_loss(
+    model: Transformer, src, tgt_out, bos_id: int, pad_id: int, src_key_padding_mask=None,
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Mean cross-entropy of predicting tgt_out (N, T) from src (N, S), the decoder reading
+    shift_right(tgt_out): every position learns its next token at once. Padding (pad_id)
+    is masked as a key and ignored as a target; the source mask defaults to src == pad_id.
+    """
+    ### BEGIN SOLUTION 5.8
+    src, tgt_out = (np.asarray(a.data if isinstance(a, Tensor) else a) for a in (src, tgt_out))
+    tgt_in = shift_right(tgt_out, bos_id)
+    if src_key_padding_mask is None:
+        src_key_padding_mask = src == pad_id
+    src_mask = np.asarray(getattr(src_key_padding_mask, "data", src_key_padding_mask))
+    tgt_mask = tgt_in == pad_id
+    # a mask that blocks nothing is left out: the same result, less work
+    logits = model(src, tgt_in, src_key_padding_mask=src_mask if src_mask.any() else None,
+                   tgt_key_padding_mask=tgt_mask if tgt_mask.any() else None)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1),
+                           ignore_index=pad_id, label_smoothing=label_smoothing)
+    ### END SOLUTION
