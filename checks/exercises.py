@@ -270,6 +270,7 @@ EXERCISES = [
         "Subtract each row's max, but use 0 for a row that is all -inf, and divide by a row sum "
         "of 1 where it is 0, so a fully masked row gives zeros. Backward: the softmax rule "
         "∂S = P ⊙ (∂P - Σ_keys ∂P ⊙ P), times the scale.",
+        time_limit=90.0,
     ),
     Exercise(
         "5.4", "Multi-head attention", 15, ("nn/transformer.py",),
@@ -293,6 +294,7 @@ EXERCISES = [
         "(is_causal=tgt_is_causal, the target padding mask), then cross-attention whose QUERY "
         "is norm2(y) and whose keys and values are the encoder's memory (the memory padding "
         "mask), then the feed-forward on norm3(y).",
+        time_limit=90.0,
     ),
     Exercise(
         "5.7", "The Transformer and greedy decoding", 10, ("nn/transformer.py",),
@@ -301,6 +303,7 @@ EXERCISES = [
         "target embedding, the decoder, then output. generate: encode once, start from a "
         "(N, 1) column of BOS, append logits[:, -1].argmax(-1) (EOS for rows already done) "
         "and stop when every row has produced EOS; return the tokens after BOS.",
+        time_limit=120.0,
     ),
     Exercise(
         "5.8", "The training step", 10, ("nn/transformer.py",),
@@ -308,6 +311,7 @@ EXERCISES = [
         "shift_right: a column of BOS, then tgt_out[:, :-1]. seq2seq_loss: the decoder reads "
         "shift_right(tgt_out) and predicts tgt_out itself; reshape the logits to (N·T, V) and "
         "the targets to (N·T,), and pass ignore_index=pad_id so padding counts for nothing.",
+        time_limit=120.0,
     ),
 ]
 

@@ -69,18 +69,21 @@ def framework():
 
 
 def graph_walk(root) -> list:
-    """The graders' own topological order (iterative), independent of the learner's."""
-    order, seen, stack = [], {id(root)}, [(root, False)]
+    """The graders' own topological order (iterative), independent of the learner's.
+
+    A node is marked seen when it is expanded, not when it is pushed: a parent that is
+    also reached by a longer path (y and y + f(y), a residual) must still come out
+    before every one of its children.
+    """
+    order, seen, stack = [], set(), [(root, False)]
     while stack:
         node, expanded = stack.pop()
         if expanded:
             order.append(node)
-            continue
-        stack.append((node, True))
-        for parent in node.parents:
-            if id(parent) not in seen:
-                seen.add(id(parent))
-                stack.append((parent, False))
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in node.parents if id(parent) not in seen)
     return order
 
 

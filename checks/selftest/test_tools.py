@@ -102,3 +102,21 @@ def test_every_chapter_in_the_course_totals_100_points():
 def test_exercise_ids_are_unique_and_in_order():
     ids = [tuple(map(int, ex.id.split("."))) for ex in EXERCISES]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
+
+
+class Node:
+    def __init__(self, *parents):
+        self.parents = parents
+
+
+def test_graders_walk_puts_a_residual_parent_before_every_child():
+    from checks.harness import graph_walk
+
+    y = Node()
+    branch = Node(Node(y))  # f(y), reached from the sum by a longer path than y itself
+    root = Node(y, branch)  # y + f(y)
+    order = graph_walk(root)
+    position = {id(node): i for i, node in enumerate(order)}
+    assert len(order) == 4 and order[-1] is root
+    for node in order:
+        assert all(position[id(p)] < position[id(node)] for p in node.parents)
