@@ -8,10 +8,12 @@ Then `make student` regenerates chapters/ from them.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 
 from checks.loader import ROOT
+from checks.tools.processes import ONE_BLAS_THREAD
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
         command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook",
                    "--execute", "--inplace", "--ExecutePreprocessor.timeout=1200", book]
         print("+", " ".join(command), flush=True)
-        if subprocess.run(command, cwd=ROOT).returncode:
+        # one BLAS thread, as `make test` runs them: a busy machine makes two threads crawl
+        if subprocess.run(command, cwd=ROOT, env={**ONE_BLAS_THREAD, **os.environ}).returncode:
             return 1
     return 0
 
