@@ -1,5 +1,6 @@
 """framework.memory: freed buffers stay in the process, so a repeated step faults in no new pages."""
 
+import gc
 import resource
 import sys
 
@@ -31,3 +32,20 @@ def test_a_repeated_step_of_large_arrays_faults_in_no_new_pages():
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
     # without the thresholds each step maps and faults in ~6 MiB afresh: about 1,500 faults
     assert faults < 100, f"{faults} page faults in 10 steps: freed buffers were not reused"
+
+
+def test_importing_the_framework_makes_the_collector_scan_less_often():
+    assert gc.get_threshold()[0] == fw.memory.YOUNG_THRESHOLD
+
+
+def test_collect_cycles_less_often_never_lowers_a_threshold_nor_restarts_a_disabled_collector():
+    saved = gc.get_threshold()
+    try:
+        gc.set_threshold(10 * fw.memory.YOUNG_THRESHOLD, 10, 10)
+        fw.memory.collect_cycles_less_often()
+        assert gc.get_threshold()[0] == 10 * fw.memory.YOUNG_THRESHOLD
+        gc.set_threshold(0)
+        fw.memory.collect_cycles_less_often()
+        assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*saved)
