@@ -689,13 +689,19 @@ def layer_cases(draw):
             draw(st.sampled_from(sorted(ACTIVATIONS))), draw(seeds))
 
 
-def encoder_setup(case, dropout: float = 0.0):
-    n, length, _, heads, head_dim, ffn, activation, seed = case
+def layer_setup(layer_class, case, dropout: float):
+    """A float64 layer of `layer_class` for a drawn case, norms jittered, and the case's rng."""
+    *_, heads, head_dim, ffn, activation, seed = case
     fw.manual_seed(seed)
-    layer = T.TransformerEncoderLayer(heads * head_dim, heads, dim_feedforward=ffn,
-                                      dropout=dropout, activation=activation).to(np.float64)
+    layer = layer_class(heads * head_dim, heads, dim_feedforward=ffn, dropout=dropout,
+                        activation=activation).to(np.float64)
     jitter_norms(layer, seed)
-    rng = np.random.default_rng(seed)
+    return layer, np.random.default_rng(seed)
+
+
+def encoder_setup(case, dropout: float = 0.0):
+    n, length, _, heads, head_dim, *_ = case
+    layer, rng = layer_setup(T.TransformerEncoderLayer, case, dropout)
     return layer, rng.standard_normal((n, length, heads * head_dim)), rng
 
 
@@ -796,12 +802,8 @@ def probe_decoder_layer(fw):
 
 
 def decoder_setup(case, dropout: float = 0.0):
-    n, length, source, heads, head_dim, ffn, activation, seed = case
-    fw.manual_seed(seed)
-    layer = T.TransformerDecoderLayer(heads * head_dim, heads, dim_feedforward=ffn,
-                                      dropout=dropout, activation=activation).to(np.float64)
-    jitter_norms(layer, seed)
-    rng = np.random.default_rng(seed)
+    n, length, source, heads, head_dim, *_ = case
+    layer, rng = layer_setup(T.TransformerDecoderLayer, case, dropout)
     y = rng.standard_normal((n, length, heads * head_dim))
     return layer, y, rng.standard_normal((n, source, heads * head_dim)), rng
 
