@@ -2,12 +2,14 @@
 
 import textwrap
 
+import nbformat
 import numpy as np
 import pytest
 
 from checks.exercises import CHAPTERS, EXERCISES
 from checks.loader import ROOT, impl_folder, load_framework
 from checks.mutants.randomize import randomized
+from checks.tools.execute import merge_streams
 from checks.tools.regions import find_regions, randomize_outputs, rewrite, stub
 from checks.tools.use_reference import insert_reference
 
@@ -120,3 +122,14 @@ def test_graders_walk_puts_a_residual_parent_before_every_child():
     assert len(order) == 4 and order[-1] is root
     for node in order:
         assert all(position[id(p)] < position[id(node)] for p in node.parents)
+
+
+def test_stored_outputs_keep_a_progress_bar_at_its_last_state():
+    stream = nbformat.v4.new_output
+    outputs = [stream("stream", name="stderr", text="\rtraining:   0%| 0/9"),
+               stream("stream", name="stderr", text="\rtraining: 100%| 9/9\n"),
+               stream("stream", name="stdout", text="9 steps\n"),
+               stream("stream", name="stdout", text="done\n")]
+    merged = merge_streams(outputs)
+    assert [(o.name, o.text) for o in merged] == [
+        ("stderr", "training: 100%| 9/9\n"), ("stdout", "9 steps\ndone\n")]

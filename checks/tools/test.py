@@ -75,7 +75,8 @@ def proof() -> bool:
 
 def notebooks() -> bool:
     reference_run = [PY, "-m", "pytest", "-q", "--nbval-lax", "--nbval-current-env",
-                     "--nbval-cell-timeout=900", "-p", "no:cacheprovider"]
+                     "--nbval-cell-timeout=900", "-p", "no:cacheprovider",
+                     "-p", "checks.tools.nbval_patience"]
     solution_books = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "solutions").glob("*.ipynb"))
     chapter_books = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "chapters").glob("*.ipynb"))
     with ThreadPoolExecutor(max_workers=2) as pool:  # two kernels side by side, one core each
