@@ -103,16 +103,19 @@ class BackwardNode:
         grads = self.function.backward(self.ctx, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
-        # a NumPy op on 0-d arrays returns a scalar; a gradient is always an array
-        picked = tuple(None if grads[i] is None else np.asarray(grads[i]) for i in self.positions)
-        for g, shape in zip(picked, self.shapes):
-            if g is not None and np.shape(g) != shape:
-                raise ValueError(
-                    f"{self.function.__name__}.backward returned a gradient of shape "
-                    f"{np.shape(g)} for an input of shape {shape}; a gradient has its "
-                    "input's shape (did you forget unbroadcast?)"
-                )
-        return picked
+        picked = []
+        for i, shape in zip(self.positions, self.shapes):
+            g = grads[i]
+            if g is not None:
+                g = np.asarray(g)  # a NumPy op on 0-d arrays returns a scalar; a gradient is an array
+                if g.shape != shape:
+                    raise ValueError(
+                        f"{self.function.__name__}.backward returned a gradient of shape "
+                        f"{g.shape} for an input of shape {shape}; a gradient has its "
+                        "input's shape (did you forget unbroadcast?)"
+                    )
+            picked.append(g)
+        return tuple(picked)
 
     def __repr__(self) -> str:
         return f"<{self.function.__name__}Backward>"
@@ -149,18 +152,15 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs) -> Tensor:
         ctx = Context()
-        arrays = [a.data if isinstance(a, Tensor) else a for a in args]
-        out = cls.forward(ctx, *arrays, **kwargs)
-        if not autodiff.is_grad_enabled():
+        out = cls.forward(ctx, *[a.data if isinstance(a, Tensor) else a for a in args], **kwargs)
+        needs = [isinstance(a, Tensor) and a.requires_grad for a in args]
+        if True not in needs or not autodiff.is_grad_enabled():
             return Tensor._make(out)
-        positions = tuple(
-            i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad
-        )
-        if not positions:
-            return Tensor._make(out)
-        parents = tuple(args[i] for i in positions)
-        ctx.needs_input_grad = tuple(i in positions for i in range(len(args)))
-        shapes = tuple(p.data.shape for p in parents)
+        ctx.needs_input_grad = tuple(needs)
+        # list comprehensions, not generators: apply runs for every op of every step
+        positions = tuple([i for i, need in enumerate(needs) if need])
+        parents = tuple([args[i] for i in positions])
+        shapes = tuple([p.data.shape for p in parents])
         node = BackwardNode(cls, ctx, positions, shapes)
         return Tensor._make(out, parents, node, cls.__name__.lower())
 
