@@ -27,13 +27,28 @@ import numpy as np
 
 def median_ms(step: Callable[[], object], steps: int, warmup: int) -> tuple[float | None, list]:
     """Median milliseconds of `steps` timed calls after `warmup` untimed ones, and the results."""
-    results, times = [], []
-    for i in range(warmup + steps):
-        start = time.perf_counter()
-        results.append(step())
-        if i >= warmup:
-            times.append(time.perf_counter() - start)
-    return (1000 * float(np.median(times)) if times else None), results
+    return interleaved_ms({"step": step}, steps, warmup)["step"]
+
+
+def interleaved_ms(steps_of: dict[str, Callable[[], object]], steps: int, warmup: int,
+                   rounds: int = 4) -> dict[str, tuple[float | None, list]]:
+    """For each contender, the median ms of `steps` timed calls after `warmup`, and its results.
+
+    The contenders take turns, `rounds` blocks each: a machine drifts over seconds (other
+    processes, clock speed), and alternating gives every contender the same share of
+    good and bad moments, so their ratio holds still where one-after-the-other would not.
+    """
+    blocks = [steps // rounds + (r < steps % rounds) for r in range(rounds)]
+    results = {name: [step() for _ in range(warmup)] for name, step in steps_of.items()}
+    times: dict[str, list[float]] = {name: [] for name in steps_of}
+    for block in blocks:
+        for name, step in steps_of.items():
+            for _ in range(block):
+                start = time.perf_counter()
+                results[name].append(step())
+                times[name].append(time.perf_counter() - start)
+    return {name: ((1000 * float(np.median(times[name])) if times[name] else None), results[name])
+            for name in steps_of}
 
 
 def _openblas_libraries() -> list[str]:
@@ -184,10 +199,14 @@ class W2Floor:
         self.flat -= denom
 
 
-def w2_floor(steps: int, warmup: int) -> dict:
+def w2_floor_step() -> Callable[[], float]:
+    """The floor's training step, from the shared data and weights, returning the loss."""
     X, y = w2_data()
-    floor = W2Floor(X, y, w2_parameters())
-    ms, losses = median_ms(floor.step, steps, warmup)
+    return W2Floor(X, y, w2_parameters()).step
+
+
+def w2_floor(steps: int, warmup: int) -> dict:
+    ms, losses = median_ms(w2_floor_step(), steps, warmup)
     return {"ms_per_step": ms, "losses": losses}
 
 
@@ -380,8 +399,8 @@ def flops(products) -> int:
     return sum(2 * int(np.prod(a)) * b[-1] for a, b in products)
 
 
-def w3_floor(steps: int, warmup: int) -> dict:
-    """Median ms of the step's products alone: contiguous float32, preallocated outputs."""
+def w3_floor_step() -> Callable[[], None]:
+    """The step's products alone: contiguous float32 operands, preallocated outputs."""
     rng = np.random.default_rng(0)
     operands = []
     for a, b in w3_products():
@@ -389,12 +408,21 @@ def w3_floor(steps: int, warmup: int) -> dict:
         right = rng.standard_normal(b, dtype=np.float32)
         operands.append((left, right, np.empty(a[:-1] + b[-1:], np.float32)))
 
-    def step():
+    def step() -> None:
         for left, right, out in operands:
             np.matmul(left, right, out=out)
 
-    ms, _ = median_ms(step, steps, warmup)
-    return {"ms_per_step": ms, "gflop": flops(w3_products()) / 1e9}
+    return step
+
+
+def w3_floor(steps: int, warmup: int) -> dict:
+    """Median ms of the matmul floor's step, and its GFLOP."""
+    ms, _ = median_ms(w3_floor_step(), steps, warmup)
+    return {"ms_per_step": ms, "gflop": w3_gflop()}
+
+
+def w3_gflop() -> float:
+    return flops(w3_products()) / 1e9
 
 
 # -- side by side: the floor, PyTorch and the loss agreement ----------------------------------

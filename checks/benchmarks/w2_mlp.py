@@ -54,12 +54,16 @@ def trainer(fw):
 
 def run(fw, steps: int, warmup: int) -> dict:
     """The framework's step, then the NumPy floor and PyTorch on the same steps, same run."""
-    ms, losses = floors.median_ms(trainer(fw), steps, warmup)
+    if steps < 5:  # quick mode: a smoke run, untimed, without the floor or PyTorch
+        ms, losses = floors.median_ms(trainer(fw), steps, warmup)
+        return {"ms_per_step": ms, "losses": losses}
+    # at least 200 steps each: a step is about a millisecond, and a short run is mostly noise
+    steps = max(steps, 200)
+    timed = floors.interleaved_ms({"framework": trainer(fw), "floor": floors.w2_floor_step()},
+                                  steps, warmup)
+    (ms, losses), (floor_ms, floor_losses) = timed["framework"], timed["floor"]
     result = {"ms_per_step": ms, "losses": losses}
-    if steps < 5:  # quick mode: a smoke run, untimed, without PyTorch
-        return result
     torch_side = floors.torch_side()
-    # as many floor steps as the framework's (at least 200: it is cheap and noisy)
-    floor = floors.w2_floor(max(steps, 200), warmup)
-    floors.side_by_side(result, torch_side.w2(steps, warmup) if torch_side else None, floor)
+    floors.side_by_side(result, torch_side.w2(steps, warmup) if torch_side else None,
+                        {"ms_per_step": floor_ms, "losses": floor_losses})
     return result

@@ -122,11 +122,14 @@ def memory_notes(memory: dict) -> list[str]:
 
 def run(fw, steps: int, warmup: int) -> dict:
     """The framework's step, the matmul floor and PyTorch, then the 200-step memory run."""
-    ms, losses = floors.median_ms(trainer(fw, warmup + steps), steps, warmup)
-    result = {"ms_per_step": ms, "losses": losses}
     if steps < 5:  # quick mode: a smoke run, untimed, without PyTorch or the memory run
-        return result
-    floor = floors.w3_floor(max(steps, 20), warmup)
+        ms, losses = floors.median_ms(trainer(fw, warmup + steps), steps, warmup)
+        return {"ms_per_step": ms, "losses": losses}
+    timed = floors.interleaved_ms(
+        {"framework": trainer(fw, warmup + steps), "floor": floors.w3_floor_step()}, steps, warmup)
+    (ms, losses), (floor_ms, _) = timed["framework"], timed["floor"]
+    result = {"ms_per_step": ms, "losses": losses}
+    floor = {"ms_per_step": floor_ms, "gflop": floors.w3_gflop()}
     torch_side = floors.torch_side()
     floors.side_by_side(result, torch_side.w3(steps, warmup) if torch_side else None, floor)
     result["notes"].append(f"the floor: {floor['gflop']:.2f} GFLOP of matrix products per step")

@@ -112,3 +112,17 @@ def test_bench_quick_runs_every_workload_without_torch(without_torch, capsys, mo
 
 def test_the_loss_agreement_is_the_largest_relative_difference():
     assert floors.agreement([1.0, 2.0], [1.0, 2.002]) == pytest.approx(0.001 / 1.001, rel=1e-3)
+
+
+def test_interleaved_timing_takes_turns_and_keeps_each_contenders_results_in_order():
+    calls = []
+
+    def contender(name):
+        count = iter(range(100))
+        return lambda: calls.append(name) or (name, next(count))
+
+    timed = floors.interleaved_ms({"a": contender("a"), "b": contender("b")}, steps=6, warmup=1,
+                                  rounds=4)
+    assert "".join(calls) == "ab" + "aabb" + "aabb" + "ab" + "ab"
+    assert timed["a"][1] == [("a", i) for i in range(7)]
+    assert timed["a"][0] > 0 and timed["b"][0] > 0
