@@ -434,6 +434,26 @@ def agreement(losses: list[float], others: list[float], count: int = 10) -> floa
     return float(np.max(np.abs(a - b) / np.abs(b)))
 
 
+def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Callable | None,
+                               steps: int, warmup: int) -> tuple[dict, dict, dict | None]:
+    """The three sides of a workload timed in turns: the framework's, the floor's, PyTorch's."""
+    contenders = {"framework": framework, "floor": floor}
+    if torch is not None:
+        contenders["torch"] = torch
+    timed = interleaved_ms(contenders, steps, warmup)
+    ms, losses = timed["framework"]
+    floor_ms, floor_losses = timed["floor"]
+    result, floor_result = {"ms_per_step": ms, "losses": losses}, {"ms_per_step": floor_ms}
+    if floor_losses and floor_losses[0] is not None:  # the matmul floor computes no loss
+        floor_result["losses"] = floor_losses
+    torch_result = None
+    if torch is not None:
+        torch_ms, torch_losses = timed["torch"]
+        torch_result = {"ms_per_step": torch_ms, "losses": torch_losses,
+                        "version": torch_side().version()}
+    return result, floor_result, torch_result
+
+
 def side_by_side(result: dict, torch_result: dict | None, floor: dict) -> None:
     """Add the floor's and PyTorch's figures and the loss agreement to a workload's result."""
     result["floor_ms"] = floor["ms_per_step"]

@@ -41,8 +41,13 @@ def _train(step, steps: int, warmup: int, threads: int) -> dict:
 
 
 def w2(steps: int, warmup: int) -> dict:
-    """W2: the MLP 2 → 64 → 64 → 2, softmax cross-entropy, Adam(lr 1e-2)."""
-    threads = _same_threads()
+    """W2 timed on its own: ms/step and losses."""
+    return _train(w2_step(), steps, warmup, floors.blas_threads())
+
+
+def w2_step():
+    """W2's training step, returning the loss: the MLP 2 → 64 → 64 → 2, cross-entropy, Adam."""
+    _same_threads()
     X, y = (torch.from_numpy(a) for a in floors.w2_data())
     sizes = floors.W2_SIZES
     model = nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(), nn.Linear(sizes[1], sizes[2]),
@@ -61,7 +66,7 @@ def w2(steps: int, warmup: int) -> dict:
         optimizer.step()
         return loss.item()
 
-    return _train(step, steps, warmup, threads)
+    return step
 
 
 class Reversal(nn.Module):
@@ -124,12 +129,17 @@ def w3_model() -> Reversal:
 
 
 def w3(steps: int, warmup: int) -> dict:
-    """W3: the Tiny Transformer on digit reversal, mean cross-entropy, Adam(lr 1e-3)."""
-    threads = _same_threads()
+    """W3 timed on its own: ms/step and losses."""
+    return _train(w3_step(warmup + steps), steps, warmup, floors.blas_threads())
+
+
+def w3_step(batches: int):
+    """W3's training step for `batches` steps, returning the loss: the Tiny Transformer, Adam."""
+    _same_threads()
     model = w3_model()
     optimizer = torch.optim.Adam(model.parameters(), lr=floors.W3_LR, betas=floors.W3_BETAS,
                                  eps=floors.W3_EPS)
-    batches = iter([tuple(torch.from_numpy(a) for a in b) for b in floors.w3_batches(warmup + steps)])
+    batches = iter([tuple(torch.from_numpy(a) for a in b) for b in floors.w3_batches(batches)])
 
     def step() -> float:
         src, tgt_in, tgt_out = next(batches)
@@ -140,4 +150,4 @@ def w3(steps: int, warmup: int) -> dict:
         optimizer.step()
         return loss.item()
 
-    return _train(step, steps, warmup, threads)
+    return step

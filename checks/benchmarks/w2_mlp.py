@@ -59,11 +59,9 @@ def run(fw, steps: int, warmup: int) -> dict:
         return {"ms_per_step": ms, "losses": losses}
     # at least 200 steps each: a step is about a millisecond, and a short run is mostly noise
     steps = max(steps, 200)
-    timed = floors.interleaved_ms({"framework": trainer(fw), "floor": floors.w2_floor_step()},
-                                  steps, warmup)
-    (ms, losses), (floor_ms, floor_losses) = timed["framework"], timed["floor"]
-    result = {"ms_per_step": ms, "losses": losses}
     torch_side = floors.torch_side()
-    floors.side_by_side(result, torch_side.w2(steps, warmup) if torch_side else None,
-                        {"ms_per_step": floor_ms, "losses": floor_losses})
+    result, floor, torch_result = floors.timed_with_floor_and_torch(
+        trainer(fw), floors.w2_floor_step(), torch_side.w2_step() if torch_side else None,
+        steps, warmup)
+    floors.side_by_side(result, torch_result, floor)
     return result

@@ -125,13 +125,12 @@ def run(fw, steps: int, warmup: int) -> dict:
     if steps < 5:  # quick mode: a smoke run, untimed, without PyTorch or the memory run
         ms, losses = floors.median_ms(trainer(fw, warmup + steps), steps, warmup)
         return {"ms_per_step": ms, "losses": losses}
-    timed = floors.interleaved_ms(
-        {"framework": trainer(fw, warmup + steps), "floor": floors.w3_floor_step()}, steps, warmup)
-    (ms, losses), (floor_ms, _) = timed["framework"], timed["floor"]
-    result = {"ms_per_step": ms, "losses": losses}
-    floor = {"ms_per_step": floor_ms, "gflop": floors.w3_gflop()}
     torch_side = floors.torch_side()
-    floors.side_by_side(result, torch_side.w3(steps, warmup) if torch_side else None, floor)
+    result, floor, torch_result = floors.timed_with_floor_and_torch(
+        trainer(fw, warmup + steps), floors.w3_floor_step(),
+        torch_side.w3_step(warmup + steps) if torch_side else None, steps, warmup)
+    floor["gflop"] = floors.w3_gflop()
+    floors.side_by_side(result, torch_result, floor)
     result["notes"].append(f"the floor: {floor['gflop']:.2f} GFLOP of matrix products per step")
     memory = memory_run(fw)
     result.update(peak_mb=memory["peak_mb"], memory=memory)
