@@ -49,3 +49,24 @@ def test_collect_cycles_less_often_never_lowers_a_threshold_nor_restarts_a_disab
         assert gc.get_threshold()[0] == 0
     finally:
         gc.set_threshold(*saved)
+
+
+def test_a_graph_the_size_of_a_w1_step_comes_and_goes_without_a_collection():
+    """Some 300,000 objects built and freed by reference counting: the collector never starts."""
+    started = []
+
+    def count(phase, info):
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        x, total = fw.Value(0.5), fw.Value(0.0)
+        for _ in range(30_000):
+            total = total + x * 0.5
+        total.backward()
+        del total
+    finally:
+        gc.callbacks.remove(count)
+    assert started == [], f"the collector ran {len(started)} times on a graph without cycles"
