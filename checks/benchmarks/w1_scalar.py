@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import gc
-import time
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import numpy as np
 
+from checks.benchmarks import floors
 from checks.benchmarks.closure_engine import ClosureValue
 
 SIZES = (2, 16, 16, 1)
@@ -38,16 +39,16 @@ def forward(layers, x):
     return x[0]
 
 
-def train(fw, steps: int, warmup: int) -> dict:
+def trainer(fw) -> Callable[[], float]:
+    """One W1 training step of `fw.Value` as a closure returning the loss."""
     X, y = fw.data.make_moons(100, 0.1, seed=0, dtype=np.float64)
     points = X.tolist()
     labels = [2.0 * label - 1.0 for label in y.tolist()]
     layers = make_parameters(fw)
     parameters = [p for layer in layers for ws, b in layer for p in (*ws, b)]
     assert len(parameters) == 337
-    times, losses = [], []
-    for step in range(warmup + steps):
-        start = time.perf_counter()
+
+    def step() -> float:
         for p in parameters:
             p.grad = 0.0
         scores = [forward(layers, x) for x in points]
@@ -55,41 +56,54 @@ def train(fw, steps: int, warmup: int) -> dict:
         loss.backward()
         for p in parameters:
             p.data -= 0.1 * p.grad
-        losses.append(loss.data)
-        del loss, scores
-        if step >= warmup:
-            times.append(time.perf_counter() - start)
-    return {"ms_per_step": 1000 * float(np.median(times)) if times else None, "losses": losses}
+        return loss.data  # the graph goes with `loss` and `scores`: freeing it is timed too
+
+    return step
+
+
+def train(fw, steps: int, warmup: int) -> dict:
+    ms, losses = floors.median_ms(trainer(fw), steps, warmup)
+    return {"ms_per_step": ms, "losses": losses}
+
+
+def with_collector(step: Callable[[], float], thresholds: tuple[int, ...] | None):
+    """`step` run under the collector's `thresholds` (None: collector off), restored after."""
+    def run() -> float:
+        saved, enabled = gc.get_threshold(), gc.isenabled()
+        if thresholds is None:
+            gc.disable()
+        else:
+            gc.set_threshold(*thresholds)
+        try:
+            return step()
+        finally:
+            gc.set_threshold(*saved)
+            if enabled:
+                gc.enable()
+
+    return run
 
 
 def run(fw, steps: int, warmup: int) -> dict:
-    """The framework's `Value`, then the closure design on the same steps, same run."""
-    result = train(fw, steps, warmup)
+    """The framework's `Value`, the closure design and the collector off, taking turns."""
     if steps < 5:
-        return result
+        return train(fw, steps, warmup)
     # micrograd's 638 ms were measured with Python's own collector settings: so is its design here
-    framework_thresholds = gc.get_threshold()
-    gc.set_threshold(*PYTHON_DEFAULT_THRESHOLDS)
-    try:
-        closure = train(SimpleNamespace(Value=ClosureValue, data=fw.data), steps // 2, 1)
-    finally:
-        gc.set_threshold(*framework_thresholds)
-    gc.disable()
-    try:
-        without_collector = train(fw, steps // 2, 1)
-    finally:
-        gc.enable()
-    ratio = closure["ms_per_step"] / result["ms_per_step"]
+    closure_design = SimpleNamespace(Value=ClosureValue, data=fw.data)
+    timed = floors.interleaved_ms({
+        "framework": trainer(fw),
+        "closure": with_collector(trainer(closure_design), PYTHON_DEFAULT_THRESHOLDS),
+        "off": with_collector(trainer(fw), None),
+    }, steps, warmup)
+    (ms, losses), (closure_ms, _), (no_gc_ms, _) = timed["framework"], timed["closure"], timed["off"]
     # the two anchors were measured on one machine: their ratio carries over to this one
-    clean_engine_here = closure["ms_per_step"] * CLEAN_ENGINE_MS / MICROGRAD_MS
-    result["notes"] = [
+    clean_engine_here = closure_ms * CLEAN_ENGINE_MS / MICROGRAD_MS
+    notes = [
         f"closure-over-result design (micrograd's), Python's collector settings: "
-        f"{closure['ms_per_step']:.0f} ms/step, {ratio:.1f}× slower",
-        f"the anchors scaled to this machine ({MICROGRAD_MS} → {closure['ms_per_step']:.0f} ms): "
+        f"{closure_ms:.0f} ms/step, {closure_ms / ms:.1f}× slower",
+        f"the anchors scaled to this machine ({MICROGRAD_MS} → {closure_ms:.0f} ms): "
         f"the clean engine's {CLEAN_ENGINE_MS} ms would be {clean_engine_here:.0f} ms here",
-        f"with the cycle collector off: {without_collector['ms_per_step']:.0f} ms/step",
+        f"with the cycle collector off: {no_gc_ms:.0f} ms/step",
     ]
-    result["clean_engine_ms_here"] = clean_engine_here
-    result["closure_ms"] = closure["ms_per_step"]
-    result["no_gc_ms"] = without_collector["ms_per_step"]
-    return result
+    return {"ms_per_step": ms, "losses": losses, "notes": notes, "closure_ms": closure_ms,
+            "no_gc_ms": no_gc_ms, "clean_engine_ms_here": clean_engine_here}

@@ -1,9 +1,11 @@
 """The benchmark workloads: quick runs work, and each floor is the framework's own math."""
 
+import gc
+
 import numpy as np
 import pytest
 
-from checks.benchmarks import floors, w2_mlp, w3_transformer
+from checks.benchmarks import floors, w1_scalar, w2_mlp, w3_transformer
 from checks.loader import load_framework
 from checks.tools import bench
 
@@ -126,3 +128,22 @@ def test_interleaved_timing_takes_turns_and_keeps_each_contenders_results_in_ord
     assert "".join(calls) == "ab" + "aabb" + "aabb" + "ab" + "ab"
     assert timed["a"][1] == [("a", i) for i in range(7)]
     assert timed["a"][0] > 0 and timed["b"][0] > 0
+
+
+def test_w1_runs_a_contender_under_its_collector_setting_and_restores_the_process_setting():
+    seen = []
+    saved = gc.get_threshold()
+
+    def step() -> float:
+        seen.append((gc.isenabled(), gc.get_threshold()[0]))
+        return 0.0
+
+    w1_scalar.with_collector(step, (700, 10, 10))()
+    w1_scalar.with_collector(step, None)()
+    assert seen == [(True, 700), (False, saved[0])]
+    assert gc.isenabled() and gc.get_threshold() == saved
+
+
+def test_w1_quick_run_trains_the_reference():
+    result = w1_scalar.run(fw, steps=2, warmup=0)
+    assert len(result["losses"]) == 2 and result["losses"][1] < result["losses"][0]
