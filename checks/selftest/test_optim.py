@@ -132,6 +132,108 @@ def test_float32_parameters_stay_float32_and_are_updated_in_place(make):
             assert not isinstance(value, np.ndarray) or value.dtype == np.float32
 
 
+# -- the joined ("foreach") step: one update on a whole group, the same numbers ----------------------
+
+JOINABLE = {
+    "SGD momentum": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1),
+    "Adam": lambda ps: optim.Adam(ps, lr=0.1, betas=(0.8, 0.9), weight_decay=0.1),
+    "AdamW": lambda ps: optim.AdamW(ps, lr=0.1),
+}
+
+
+def one_by_one(make):
+    """The same optimizer with the joined step turned off: one update per parameter."""
+    def made(params):
+        opt = make(params)
+        opt.elementwise = False
+        return opt
+    return made
+
+
+def shapes_and_grads(seed=0, steps=4):
+    rng = np.random.default_rng(seed)
+    init = [rng.standard_normal((2, 3)), rng.standard_normal(4), rng.standard_normal(())]
+    grads = [[rng.standard_normal(a.shape) for a in init] for _ in range(steps)]
+    return init, grads
+
+
+@pytest.mark.parametrize("make", JOINABLE.values(), ids=JOINABLE.keys())
+def test_the_joined_step_moves_every_parameter_exactly_as_one_update_each(make):
+    init, grads = shapes_and_grads()
+    joined_params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    joined = make(joined_params)
+    alone_params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    alone = one_by_one(make)(alone_params)
+    for got, want in zip(run(joined, joined_params, grads), run(alone, alone_params, grads)):
+        assert np.array_equal(got, want)
+    saved, expected = joined.state_dict(), alone.state_dict()
+    assert saved["state"].keys() == expected["state"].keys()
+    for i, state in expected["state"].items():
+        for key, value in state.items():
+            assert np.array_equal(saved["state"][i][key], value), (i, key)
+
+
+def test_a_parameter_that_missed_a_step_keeps_its_own_step_count():
+    init, grads = shapes_and_grads()
+    params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    alone_params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    joined, alone = optim.Adam(params, lr=0.1), one_by_one(lambda ps: optim.Adam(ps, lr=0.1))(alone_params)
+    for k, g in enumerate(grads):
+        for ps in (params, alone_params):
+            for i, (p, gp) in enumerate(zip(ps, g)):
+                p.grad = None if (k == 1 and i == 1) else gp.copy()
+        joined.step()
+        alone.step()
+    assert [joined.state[p]["step"] for p in params] == [4, 3, 4]
+    for got, want in zip(params, alone_params):
+        assert np.array_equal(got.data, want.data)
+
+
+def test_the_joined_state_is_the_per_parameter_state_seen_through_views():
+    init, grads = shapes_and_grads(steps=2)
+    params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    opt = optim.Adam(params, lr=0.1)
+    run(opt, params, grads[:1])
+    for p in params:  # a write through the per-parameter state reaches the next joined step
+        opt.state[p]["exp_avg"][...] = 0.0
+        opt.state[p]["exp_avg_sq"][...] = 1.0
+    before = [p.data.copy() for p in params]
+    run(opt, params, grads[1:])
+    beta1, beta2 = 0.9, 0.999
+    for p, b, g in zip(params, before, grads[1]):
+        m, v = (1 - beta1) * g / (1 - beta1**2), (beta2 + (1 - beta2) * g**2) / (1 - beta2**2)
+        np.testing.assert_allclose(p.data, b - 0.1 * m / (np.sqrt(v) + 1e-8), rtol=1e-12)
+
+
+def test_a_state_loaded_into_the_same_optimizer_replaces_the_joined_state():
+    init, grads = shapes_and_grads()
+    params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    opt = optim.Adam(params, lr=0.1)
+    run(opt, params, grads[:2])
+    saved, saved_data = opt.state_dict(), [p.data.copy() for p in params]
+    run(opt, params, grads[2:3])
+    for p, data in zip(params, saved_data):
+        p.data[...] = data
+    opt.load_state_dict(saved)
+    resumed = run(opt, params, grads[3:])
+    fresh = [Tensor(a.copy(), requires_grad=True) for a in init]
+    expected = run(optim.Adam(fresh, lr=0.1), fresh, grads[:2] + grads[3:])
+    for got, want in zip(resumed, expected):
+        assert np.array_equal(got, want)
+
+
+def test_parameters_of_different_dtypes_are_updated_one_by_one():
+    a, b = param(1.0, 2.0, dtype=np.float32), param(3.0)
+    opt = optim.Adam([a, b], lr=0.1)
+    for _ in range(2):
+        a.grad, b.grad = np.array([1.0, -1.0], dtype=np.float32), np.array([2.0])
+        opt.step()
+    assert a.data.dtype == opt.state[a]["exp_avg"].dtype == np.float32
+    assert b.data.dtype == opt.state[b]["exp_avg"].dtype == np.float64
+    np.testing.assert_allclose(a.data, [0.8, 2.2], rtol=1e-6)
+    np.testing.assert_allclose(b.data, [2.8], rtol=1e-8)
+
+
 # -- state_dict / load_state_dict ----------------------------------------------------------------
 
 
