@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from itertools import accumulate
 
 import numpy as np
 
@@ -128,47 +129,52 @@ class Optimizer:
             return False
         ids = [id(p) for p in params]
         states = [self.state.setdefault(p, {}) for p in params]
-        joined = self._joined_state(self._joined.get(index), ids, states)
+        joined, viewed = self._joined_state(self._joined.get(index), ids, states)
         if joined is None:
             return False
         flat = np.concatenate([p.data.ravel() for p in params])
         self.update(flat, np.concatenate([p.grad.ravel() for p in params]), joined, group)
         self._joined[index] = (ids, joined)
-        start = 0
-        for p, state in zip(params, states):
-            stop = start + p.data.size
+        stops = list(accumulate(p.data.size for p in params))
+        pieces = list(zip(params, states, [0, *stops[:-1]], stops))
+        for p, _, start, stop in pieces:
             p.data[...] = flat[start:stop].reshape(p.data.shape)
-            for key, value in joined.items():
-                whole = isinstance(value, np.ndarray) and value.shape == flat.shape
+        for key, value in joined.items():
+            if value is viewed.get(key):  # updated in place: the states already show it
+                continue
+            whole = isinstance(value, np.ndarray) and value.shape == flat.shape
+            for p, state, start, stop in pieces:
                 state[key] = value[start:stop].reshape(p.data.shape) if whole else value
-            start = stop
         return True
 
     @staticmethod
-    def _joined_state(cached: tuple | None, ids: list[int], states: list[dict]) -> dict | None:
-        """The parameters' states as one: arrays end to end, numbers shared; None if they differ.
+    def _joined_state(cached: tuple | None, ids: list[int], states: list[dict]) -> tuple:
+        """The parameters' states as one: arrays end to end, numbers shared; (None, None) if
+        they differ. Also the arrays every state already holds views of, by key.
 
         Arrays that are still views into last step's joined arrays, for the same
         parameters, are used as they are; anything else is joined afresh.
         """
         keys = states[0].keys()
         if any(state.keys() != keys for state in states):
-            return None
+            return None, None
         kept = cached[1] if cached is not None and cached[0] == ids else {}
-        joined = {}
+        joined, viewed = {}, {}
         for key in keys:
             values = [state[key] for state in states]
             arrays = [isinstance(v, np.ndarray) for v in values]
             if all(arrays):
                 whole = kept.get(key)
-                if whole is None or any(v.base is not whole for v in values):
+                if whole is not None and all(v.base is whole for v in values):
+                    viewed[key] = whole
+                else:
                     whole = np.concatenate([v.ravel() for v in values])
                 joined[key] = whole
             elif not any(arrays) and all(v == values[0] for v in values):
                 joined[key] = values[0]
             else:
-                return None
-        return joined
+                return None, None
+        return joined, viewed
 
     def update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
         """Change `param` in place, from its gradient, its state and its group's hyperparameters."""
