@@ -477,14 +477,16 @@ def side_by_side(result: dict, torch_result: dict | None, floor: dict) -> None:
 # -- PyTorch, when it is there ---------------------------------------------------------------
 
 
-def torch_side():
-    """checks.benchmarks.torch_side when PyTorch is importable, else None.
-
-    BENCH_NO_TORCH=1 hides an installed PyTorch (to test the bench without it).
-    """
+def torch_available() -> bool:
+    """Whether PyTorch is installed, without importing it; BENCH_NO_TORCH=1 hides it."""
     import importlib.util
 
-    if os.environ.get("BENCH_NO_TORCH") == "1" or importlib.util.find_spec("torch") is None:
+    return os.environ.get("BENCH_NO_TORCH") != "1" and importlib.util.find_spec("torch") is not None
+
+
+def torch_side():
+    """checks.benchmarks.torch_side when PyTorch is importable, else None."""
+    if not torch_available():
         return None
     import checks.benchmarks.torch_side as side
 
