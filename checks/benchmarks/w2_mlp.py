@@ -53,7 +53,7 @@ def trainer(fw):
 
 
 def run(fw, steps: int, warmup: int) -> dict:
-    """The framework's step, then the NumPy floor and PyTorch on the same steps, same run."""
+    """The framework's step, the NumPy floor and PyTorch, taking turns in one run."""
     if steps < 5:  # quick mode: a smoke run, untimed, without the floor or PyTorch
         ms, losses = floors.median_ms(trainer(fw), steps, warmup)
         return {"ms_per_step": ms, "losses": losses}
