@@ -75,9 +75,8 @@ def _check_number(op: str, other: object) -> None:
         )
 
 
-def _as_value(op: str, other: Value | float) -> Value:
-    if isinstance(other, Value):
-        return other
+def _as_value(op: str, other: float) -> Value:
+    """A leaf for a plain number. Ops call it only for non-Values: a check is cheaper than a call."""
     _check_number(op, other)
     return Value(float(other))
 
@@ -120,14 +119,16 @@ class Value:
 
     def __add__(self, other: Value | float) -> Value:
         """c = a + b; dc/da = 1, dc/db = 1."""
-        other = _as_value("add", other)
+        if not isinstance(other, Value):
+            other = _as_value("add", other)
         ### BEGIN SOLUTION 1.2
         raise NotImplementedError("Exercise 1.2: Add and multiply — see chapters/01_autodiff.ipynb, '1.2 The first two ops: add and multiply'")
         ### END SOLUTION
 
     def __mul__(self, other: Value | float) -> Value:
         """c = a · b; dc/da = b, dc/db = a."""
-        other = _as_value("mul", other)
+        if not isinstance(other, Value):
+            other = _as_value("mul", other)
         ### BEGIN SOLUTION 1.2
         raise NotImplementedError("Exercise 1.2: Add and multiply — see chapters/01_autodiff.ipynb, '1.2 The first two ops: add and multiply'")
         ### END SOLUTION
@@ -148,14 +149,16 @@ class Value:
 
     def __sub__(self, other: Value | float) -> Value:
         """a - b = a + (-1)·b: no new derivative needed."""
-        other = _as_value("sub", other)
+        if not isinstance(other, Value):
+            other = _as_value("sub", other)
         ### BEGIN SOLUTION 1.3
         raise NotImplementedError("Exercise 1.3: Power, subtraction and division — see chapters/01_autodiff.ipynb, '1.3 Power, and ops for free'")
         ### END SOLUTION
 
     def __truediv__(self, other: Value | float) -> Value:
         """a / b = a · b⁻¹: no new derivative needed."""
-        other = _as_value("div", other)
+        if not isinstance(other, Value):
+            other = _as_value("div", other)
         ### BEGIN SOLUTION 1.3
         raise NotImplementedError("Exercise 1.3: Power, subtraction and division — see chapters/01_autodiff.ipynb, '1.3 Power, and ops for free'")
         ### END SOLUTION

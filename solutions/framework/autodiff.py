@@ -64,13 +64,13 @@ def topological_order(root) -> list:
     """
     ### BEGIN SOLUTION 1.6
     order = []
-    visited = {id(root)}
+    visited = {root}
     path = [root]  # the nodes being expanded, deepest last
     pending = [iter(root.parents)]  # for each of them, the parents not looked at yet
     while pending:
         for parent in pending[-1]:
-            if id(parent) not in visited:
-                visited.add(id(parent))
+            if parent not in visited:
+                visited.add(parent)
                 path.append(parent)
                 pending.append(iter(parent.parents))
                 break
@@ -89,9 +89,8 @@ def _check_number(op: str, other: object) -> None:
         )
 
 
-def _as_value(op: str, other: Value | float) -> Value:
-    if isinstance(other, Value):
-        return other
+def _as_value(op: str, other: float) -> Value:
+    """A leaf for a plain number. Ops call it only for non-Values: a check is cheaper than a call."""
     _check_number(op, other)
     return Value(float(other))
 
@@ -134,17 +133,20 @@ class Value:
 
     def __add__(self, other: Value | float) -> Value:
         """c = a + b; dc/da = 1, dc/db = 1."""
-        other = _as_value("add", other)
+        if not isinstance(other, Value):
+            other = _as_value("add", other)
         ### BEGIN SOLUTION 1.2
         return Value(self.data + other.data, (self, other), lambda g: (g, g), "+")
         ### END SOLUTION
 
     def __mul__(self, other: Value | float) -> Value:
         """c = a · b; dc/da = b, dc/db = a."""
-        other = _as_value("mul", other)
+        if not isinstance(other, Value):
+            other = _as_value("mul", other)
         ### BEGIN SOLUTION 1.2
         a, b = self.data, other.data
-        return Value(a * b, (self, other), lambda g: (g * b, g * a), "*")
+        # a and b bound as default arguments: one tuple, where a closure would need a cell each
+        return Value(a * b, (self, other), lambda g, a=a, b=b: (g * b, g * a), "*")
         ### END SOLUTION
 
     # -- exercise 1.3: power, and two ops derived from the ones above ----------
@@ -159,19 +161,21 @@ class Value:
         _check_number("pow", n)
         ### BEGIN SOLUTION 1.3
         a = self.data
-        return Value(a**n, (self,), lambda g: (g * n * a ** (n - 1),), f"**{n:g}")
+        return Value(a**n, (self,), lambda g, a=a, n=n: (g * n * a ** (n - 1),), f"**{n:g}")
         ### END SOLUTION
 
     def __sub__(self, other: Value | float) -> Value:
         """a - b = a + (-1)·b: no new derivative needed."""
-        other = _as_value("sub", other)
+        if not isinstance(other, Value):
+            other = _as_value("sub", other)
         ### BEGIN SOLUTION 1.3
         return self + other * -1.0
         ### END SOLUTION
 
     def __truediv__(self, other: Value | float) -> Value:
         """a / b = a · b⁻¹: no new derivative needed."""
-        other = _as_value("div", other)
+        if not isinstance(other, Value):
+            other = _as_value("div", other)
         ### BEGIN SOLUTION 1.3
         return self * other**-1
         ### END SOLUTION
@@ -197,7 +201,7 @@ class Value:
         """c = eᵃ; dc/da = eᵃ = c."""
         ### BEGIN SOLUTION 1.4
         c = math.exp(self.data)
-        return Value(c, (self,), lambda g: (g * c,), "exp")
+        return Value(c, (self,), lambda g, c=c: (g * c,), "exp")
         ### END SOLUTION
 
     def log(self) -> Value:
@@ -209,7 +213,7 @@ class Value:
             )
         ### BEGIN SOLUTION 1.4
         a = self.data
-        return Value(math.log(a), (self,), lambda g: (g / a,), "log")
+        return Value(math.log(a), (self,), lambda g, a=a: (g / a,), "log")
         ### END SOLUTION
 
     # -- exercise 1.5 ----------------------------------------------------------
@@ -218,7 +222,7 @@ class Value:
         """c = tanh a; dc/da = 1 - c²."""
         ### BEGIN SOLUTION 1.5
         c = math.tanh(self.data)
-        return Value(c, (self,), lambda g: (g * (1.0 - c * c),), "tanh")
+        return Value(c, (self,), lambda g, c=c: (g * (1.0 - c * c),), "tanh")
         ### END SOLUTION
 
     def relu(self) -> Value:
@@ -226,7 +230,7 @@ class Value:
         ### BEGIN SOLUTION 1.5
         positive = self.data > 0
         c = self.data if positive else 0.0
-        return Value(c, (self,), lambda g: (g if positive else 0.0,), "relu")
+        return Value(c, (self,), lambda g, positive=positive: (g if positive else 0.0,), "relu")
         ### END SOLUTION
 
     def sigmoid(self) -> Value:
@@ -238,7 +242,7 @@ class Value:
         else:
             z = math.exp(a)
             c = z / (1.0 + z)
-        return Value(c, (self,), lambda g: (g * c * (1.0 - c),), "sigmoid")
+        return Value(c, (self,), lambda g, c=c: (g * c * (1.0 - c),), "sigmoid")
         ### END SOLUTION
 
     # -- exercise 1.7 ----------------------------------------------------------
