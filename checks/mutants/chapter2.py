@@ -211,8 +211,8 @@ MUTANTS = [
     ),
     Mutant(
         "2.10", "contributions to one node overwrite each other", "tensor.py",
-        "grads[key] = parent_grad if key not in grads else grads[key] + parent_grad",
-        "grads[key] = parent_grad",
+        "grads[parent] = parent_grad if parent not in grads else grads[parent] + parent_grad",
+        "grads[parent] = parent_grad",
     ),
     Mutant(
         "2.10", "retain_graph ignored: the graph is always freed", "tensor.py",

@@ -825,9 +825,9 @@ class Tensor:
         if gradient.shape != self.shape:
             raise ValueError(f"backward: gradient shape {gradient.shape} ≠ tensor shape {self.shape}")
         ### BEGIN SOLUTION 2.10
-        grads = {id(self): gradient}
+        grads = {self: gradient}
         for node in reversed(topological_order(self)):
-            grad = grads.pop(id(node), None)
+            grad = grads.pop(node, None)
             if grad is None:
                 continue
             if node.grad_fn is None:
@@ -835,8 +835,7 @@ class Tensor:
                 continue
             for parent, parent_grad in zip(node.parents, node.grad_fn(grad)):
                 if parent_grad is not None:
-                    key = id(parent)
-                    grads[key] = parent_grad if key not in grads else grads[key] + parent_grad
+                    grads[parent] = parent_grad if parent not in grads else grads[parent] + parent_grad
             if not retain_graph:
                 release(node)
         ### END SOLUTION
