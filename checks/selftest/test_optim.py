@@ -222,6 +222,36 @@ def test_a_state_loaded_into_the_same_optimizer_replaces_the_joined_state():
         assert np.array_equal(got, want)
 
 
+def test_a_state_replaced_between_steps_is_joined_afresh():
+    init, grads = shapes_and_grads()
+    params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    alone_params = [Tensor(a.copy(), requires_grad=True) for a in init]
+    joined, alone = optim.Adam(params, lr=0.1), one_by_one(lambda ps: optim.Adam(ps, lr=0.1))(alone_params)
+    run(joined, params, grads[:2])
+    run(alone, alone_params, grads[:2])
+    # a copy holds the same arrays and numbers, but it is not the dict the join writes into
+    joined.state[params[0]] = dict(joined.state[params[0]])
+    run(joined, params, grads[2:])
+    run(alone, alone_params, grads[2:])
+    assert [joined.state[p]["step"] for p in params] == [4, 4, 4]
+    for got, want in zip(params, alone_params):
+        assert np.array_equal(got.data, want.data)
+
+
+def test_a_parameter_given_new_data_of_another_shape_is_joined_afresh():
+    params = [param(1.0, 2.0), param(3.0)]
+    opt = optim.SGD(params, lr=0.5)
+    for p in params:
+        p.grad = np.ones_like(p.data)
+    opt.step()
+    params[1].data = np.array([3.0, 4.0, 5.0])
+    for p in params:
+        p.grad = np.ones_like(p.data)
+    opt.step()
+    np.testing.assert_array_equal(params[0].data, [0.0, 1.0])
+    np.testing.assert_array_equal(params[1].data, [2.5, 3.5, 4.5])
+
+
 def test_parameters_of_different_dtypes_are_updated_one_by_one():
     a, b = param(1.0, 2.0, dtype=np.float32), param(3.0)
     opt = optim.Adam([a, b], lr=0.1)
