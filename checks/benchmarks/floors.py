@@ -38,15 +38,17 @@ def interleaved_ms(steps_of: dict[str, Callable[[], object]], steps: int, warmup
     The contenders take turns, `rounds` blocks each: a machine drifts over seconds (other
     processes, clock speed), and alternating gives every contender the same share of
     good and bad moments, so their ratio holds still where one-after-the-other would not.
-    Each block starts with a full collection, untimed: cyclic garbage one contender leaves
-    (micrograd's design leaves a whole graph) is not collected on the next one's time.
+    With several contenders, each block starts with a full collection, untimed: cyclic
+    garbage one contender leaves (micrograd's design leaves a whole graph) is then not
+    collected on the next one's time.
     """
     blocks = [steps // rounds + (r < steps % rounds) for r in range(rounds)]
     results = {name: [step() for _ in range(warmup)] for name, step in steps_of.items()}
     times: dict[str, list[float]] = {name: [] for name in steps_of}
     for block in blocks:
         for name, step in steps_of.items():
-            gc.collect()
+            if len(steps_of) > 1:
+                gc.collect()
             for _ in range(block):
                 start = time.perf_counter()
                 results[name].append(step())

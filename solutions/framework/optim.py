@@ -14,7 +14,7 @@ schedule are the exercises; the bookkeeping around them is provided.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import accumulate
 
 import numpy as np
@@ -262,7 +262,7 @@ class JoinedGroup:
                         and all(state[k] is v for k, v in handed.items())
                         for state, own, handed in zip(states, self.states, self.handed)))
 
-    def step(self, update, group: dict) -> None:
+    def step(self, update: Callable[..., None], group: dict) -> None:
         """Gather, one `update` on the flat vectors, scatter the parameters back."""
         np.concatenate([p.data.ravel() for p in self.params], out=self.flat)
         np.concatenate([p.grad.ravel() for p in self.params], out=self.grad)
