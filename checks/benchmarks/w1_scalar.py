@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
+import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Callable
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
 from checks.benchmarks import floors
 from checks.benchmarks.closure_engine import ClosureValue
+from checks.loader import ROOT, load_framework
 
 SIZES = (2, 16, 16, 1)
 MICROGRAD_MS, CLEAN_ENGINE_MS = 638, 80  # BENCHMARKS.md's anchors, on its reference machine
@@ -84,18 +92,50 @@ def with_collector(step: Callable[[], float], thresholds: tuple[int, ...] | None
     return run
 
 
+def contender(fw, name: str) -> Callable[[], float]:
+    """W1's step for one contender: the framework, micrograd's closure design under Python's
+    own collector settings (its 638 ms were measured with them), or the framework with the
+    collector off."""
+    if name == "framework":
+        return trainer(fw)
+    if name == "closure":
+        closure_design = SimpleNamespace(Value=ClosureValue, data=fw.data)
+        return with_collector(trainer(closure_design), PYTHON_DEFAULT_THRESHOLDS)
+    if name == "off":
+        return with_collector(trainer(fw), None)
+    raise ValueError(f"W1: no contender {name!r}; there are framework, closure and off")
+
+
+def in_fresh_processes(fw, names: list[str], steps: int, warmup: int,
+                       rounds: int = 4) -> dict[str, float]:
+    """Each contender's median ms/step, its steps timed in `rounds` blocks that take turns,
+    each block in a fresh interpreter.
+
+    Taking turns evens out the machine's drift; fresh interpreters keep one contender's
+    heap from slowing the next. The closure design hands the collector over a million
+    objects a step, and the heap it leaves behind makes a later framework step about a
+    sixth slower, in the same process, than in one of its own.
+    """
+    blocks = [steps // rounds + (r < steps % rounds) for r in range(rounds)]
+    env = {**os.environ, "IMPL": str(Path(fw.__file__).resolve().parent.parent)}
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for block in blocks:
+        for name in names:
+            command = [sys.executable, "-m", __name__, name, str(block), str(warmup)]
+            done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"W1 {name}: the timing process failed:\n{done.stderr}")
+            times[name] += json.loads(done.stdout)
+    return {name: 1000 * float(np.median(times[name])) for name in names}
+
+
 def run(fw, steps: int, warmup: int) -> dict:
-    """The framework's `Value`, the closure design and the collector off, taking turns."""
+    """The framework, the closure design and the collector off, taking turns in fresh processes."""
     if steps < 5:
         return train(fw, steps, warmup)
-    # micrograd's 638 ms were measured with Python's own collector settings: so is its design here
-    closure_design = SimpleNamespace(Value=ClosureValue, data=fw.data)
-    timed = floors.interleaved_ms({
-        "framework": trainer(fw),
-        "closure": with_collector(trainer(closure_design), PYTHON_DEFAULT_THRESHOLDS),
-        "off": with_collector(trainer(fw), None),
-    }, steps, warmup)
-    (ms, losses), (closure_ms, _), (no_gc_ms, _) = timed["framework"], timed["closure"], timed["off"]
+    losses = [trainer(fw)()]  # in this process first: an unfinished exercise says so here
+    timed = in_fresh_processes(fw, ["framework", "closure", "off"], steps, warmup)
+    ms, closure_ms, no_gc_ms = timed["framework"], timed["closure"], timed["off"]
     # the two anchors were measured on one machine: their ratio carries over to this one
     clean_engine_here = closure_ms * CLEAN_ENGINE_MS / MICROGRAD_MS
     notes = [
@@ -104,6 +144,29 @@ def run(fw, steps: int, warmup: int) -> dict:
         f"the anchors scaled to this machine ({MICROGRAD_MS} → {closure_ms:.0f} ms): "
         f"the clean engine's {CLEAN_ENGINE_MS} ms would be {clean_engine_here:.0f} ms here",
         f"with the cycle collector off: {no_gc_ms:.0f} ms/step",
+        "each contender timed in fresh processes, taking turns",
     ]
     return {"ms_per_step": ms, "losses": losses, "notes": notes, "closure_ms": closure_ms,
             "no_gc_ms": no_gc_ms, "clean_engine_ms_here": clean_engine_here}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Time one block of a contender's steps and print the seconds of each, as JSON."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("contender")
+    parser.add_argument("steps", type=int)
+    parser.add_argument("warmup", type=int)
+    args = parser.parse_args(argv)
+    step = contender(load_framework(), args.contender)
+    for _ in range(args.warmup):
+        step()
+    seconds = []
+    for _ in range(args.steps):
+        start = time.perf_counter()
+        step()
+        seconds.append(time.perf_counter() - start)
+    print(json.dumps(seconds))
+
+
+if __name__ == "__main__":
+    main()

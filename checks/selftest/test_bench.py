@@ -144,6 +144,16 @@ def test_w1_runs_a_contender_under_its_collector_setting_and_restores_the_proces
     assert gc.isenabled() and gc.get_threshold() == saved
 
 
+def test_w1_times_each_contender_in_fresh_processes_of_the_same_framework():
+    timed = w1_scalar.in_fresh_processes(fw, ["framework"], steps=2, warmup=0, rounds=2)
+    assert list(timed) == ["framework"] and timed["framework"] > 0
+
+
+def test_w1_names_its_contenders_when_asked_for_another():
+    with pytest.raises(ValueError, match="framework, closure and off"):
+        w1_scalar.contender(fw, "micrograd")
+
+
 def test_w1_quick_run_trains_the_reference():
     result = w1_scalar.run(fw, steps=2, warmup=0)
     assert len(result["losses"]) == 2 and result["losses"][1] < result["losses"][0]
