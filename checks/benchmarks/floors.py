@@ -33,28 +33,35 @@ def median_ms(step: Callable[[], object], steps: int, warmup: int) -> tuple[floa
 
 def interleaved_ms(steps_of: dict[str, Callable[[], object]], steps: int, warmup: int,
                    rounds: int = 4) -> dict[str, tuple[float | None, list]]:
-    """For each contender, the median ms of `steps` timed calls after `warmup`, and its results.
+    """For each contender, the median ms of `steps` timed calls after `warmup`, and the
+    results of all its calls, in order.
 
     The contenders take turns, `rounds` blocks each: a machine drifts over seconds (other
     processes, clock speed), and alternating gives every contender the same share of
     good and bad moments, so their ratio holds still where one-after-the-other would not.
-    With several contenders, each block starts with a full collection, untimed: cyclic
-    garbage one contender leaves (micrograd's design leaves a whole graph) is then not
-    collected on the next one's time.
+    With several contenders, each turn first settles, untimed, what the previous turn
+    left behind: a full collection (micrograd's design leaves a whole graph for the
+    collector), then `warmup` steps of its own (caches the previous contender filled,
+    its threads still spinning). The order rotates from round to round, so no contender
+    always follows the same one.
     """
+    names = list(steps_of)
     blocks = [steps // rounds + (r < steps % rounds) for r in range(rounds)]
-    results = {name: [step() for _ in range(warmup)] for name, step in steps_of.items()}
-    times: dict[str, list[float]] = {name: [] for name in steps_of}
-    for block in blocks:
-        for name, step in steps_of.items():
-            if len(steps_of) > 1:
+    results: dict[str, list] = {name: [steps_of[name]() for _ in range(warmup)] for name in names}
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_index, block in enumerate(blocks):
+        shift = round_index % len(names)
+        for name in names[shift:] + names[:shift]:
+            step = steps_of[name]
+            if len(names) > 1:
                 gc.collect()
+                results[name] += [step() for _ in range(warmup)]
             for _ in range(block):
                 start = time.perf_counter()
                 results[name].append(step())
                 times[name].append(time.perf_counter() - start)
     return {name: ((1000 * float(np.median(times[name])) if times[name] else None), results[name])
-            for name in steps_of}
+            for name in names}
 
 
 def _openblas_libraries() -> list[str]:

@@ -116,7 +116,7 @@ def test_the_loss_agreement_is_the_largest_relative_difference():
     assert floors.agreement([1.0, 2.0], [1.0, 2.002]) == pytest.approx(0.001 / 1.001, rel=1e-3)
 
 
-def test_interleaved_timing_takes_turns_and_keeps_each_contenders_results_in_order():
+def test_interleaved_timing_takes_turns_in_rotating_order_and_keeps_each_contenders_results():
     calls = []
 
     def contender(name):
@@ -125,8 +125,10 @@ def test_interleaved_timing_takes_turns_and_keeps_each_contenders_results_in_ord
 
     timed = floors.interleaved_ms({"a": contender("a"), "b": contender("b")}, steps=6, warmup=1,
                                   rounds=4)
-    assert "".join(calls) == "ab" + "aabb" + "aabb" + "ab" + "ab"
-    assert timed["a"][1] == [("a", i) for i in range(7)]
+    # a warm-up step each, then per round: each turn settles with one untimed step, the
+    # order rotating; blocks of 2, 2, 1 and 1 timed steps
+    assert "".join(calls) == "ab" + "aaabbb" + "bbbaaa" + "aabb" + "bbaa"
+    assert timed["a"][1] == [("a", i) for i in range(11)]
     assert timed["a"][0] > 0 and timed["b"][0] > 0
 
 
