@@ -15,7 +15,6 @@ the data, the initial weights and the order in which they are drawn.
 from __future__ import annotations
 
 import ctypes
-import gc
 import glob
 import os
 import time
@@ -31,37 +30,39 @@ def median_ms(step: Callable[[], object], steps: int, warmup: int) -> tuple[floa
     return interleaved_ms({"step": step}, steps, warmup)["step"]
 
 
-def interleaved_ms(steps_of: dict[str, Callable[[], object]], steps: int, warmup: int,
-                   rounds: int = 4) -> dict[str, tuple[float | None, list]]:
+def interleaved_ms(steps_of: dict[str, Callable[[], object]], steps: int,
+                   warmup: int) -> dict[str, tuple[float | None, list]]:
     """For each contender, the median ms of `steps` timed calls after `warmup`, and the
-    results of all its calls, in order.
+    results of all its calls, in order; the contenders take turns step by step.
+    """
+    results = {name: [step() for _ in range(warmup)] for name, step in steps_of.items()}
+    times = take_turns(steps_of, steps, results)
+    return {name: (median_of(times[name]), results[name]) for name in steps_of}
 
-    The contenders take turns, `rounds` blocks each: a machine drifts over seconds (other
-    processes, clock speed), and alternating gives every contender the same share of
-    good and bad moments, so their ratio holds still where one-after-the-other would not.
-    With several contenders, each turn first settles, untimed, what the previous turn
-    left behind: a full collection (micrograd's design leaves a whole graph for the
-    collector), then `warmup` steps of its own (caches the previous contender filled,
-    its threads still spinning). The order rotates from round to round, so no contender
-    always follows the same one.
+
+def take_turns(steps_of: dict[str, Callable[[], object]], steps: int,
+               results: dict[str, list]) -> dict[str, list[float]]:
+    """`steps` rounds of one step of each contender, the order rotating from round to round;
+    the seconds of each step, by contender. Each step's result goes onto `results`.
+
+    A machine drifts (other processes, clock speed) within a fraction of a second: when
+    W2's framework and floor took blocks of 50 steps in turn, their ratio moved between
+    1.2 and 1.55 from run to run; step by step, both meet the same moments.
     """
     names = list(steps_of)
-    blocks = [steps // rounds + (r < steps % rounds) for r in range(rounds)]
-    results: dict[str, list] = {name: [steps_of[name]() for _ in range(warmup)] for name in names}
     times: dict[str, list[float]] = {name: [] for name in names}
-    for round_index, block in enumerate(blocks):
+    for round_index in range(steps):
         shift = round_index % len(names)
         for name in names[shift:] + names[:shift]:
-            step = steps_of[name]
-            if len(names) > 1:
-                gc.collect()
-                results[name] += [step() for _ in range(warmup)]
-            for _ in range(block):
-                start = time.perf_counter()
-                results[name].append(step())
-                times[name].append(time.perf_counter() - start)
-    return {name: ((1000 * float(np.median(times[name])) if times[name] else None), results[name])
-            for name in names}
+            start = time.perf_counter()
+            results[name].append(steps_of[name]())
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def median_of(seconds: list[float]) -> float | None:
+    """The median in milliseconds, None for no steps."""
+    return 1000 * float(np.median(seconds)) if seconds else None
 
 
 def _openblas_libraries() -> list[str]:
@@ -448,21 +449,32 @@ def agreement(losses: list[float], others: list[float], count: int = 10) -> floa
 
 
 def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Callable | None,
-                               steps: int, warmup: int) -> tuple[dict, dict, dict | None]:
-    """The three sides of a workload timed in turns: the framework's, the floor's, PyTorch's."""
-    contenders = {"framework": framework, "floor": floor}
-    if torch is not None:
-        contenders["torch"] = torch
-    timed = interleaved_ms(contenders, steps, warmup)
-    ms, losses = timed["framework"]
-    floor_ms, floor_losses = timed["floor"]
-    result, floor_result = {"ms_per_step": ms, "losses": losses}, {"ms_per_step": floor_ms}
+                               steps: int, warmup: int,
+                               rounds: int = 4) -> tuple[dict, dict, dict | None]:
+    """The three sides of a workload timed in `rounds` rounds: in each, the framework and
+    the floor take turns step by step, then PyTorch takes a block of steps.
+
+    PyTorch runs in blocks because its worker threads and NumPy's BLAS threads keep
+    spinning a while after each call: on two cores, alternating them step by step made
+    every side two to three times slower.
+    """
+    pair = {"framework": framework, "floor": floor}
+    results = {name: [step() for _ in range(warmup)] for name, step in pair.items()}
+    torch_results = [torch() for _ in range(warmup)] if torch is not None else []
+    times: dict[str, list[float]] = {"framework": [], "floor": [], "torch": []}
+    for block in [steps // rounds + (r < steps % rounds) for r in range(rounds)]:
+        for name, seconds in take_turns(pair, block, results).items():
+            times[name] += seconds
+        if torch is not None:
+            times["torch"] += take_turns({"torch": torch}, block, {"torch": torch_results})["torch"]
+    result = {"ms_per_step": median_of(times["framework"]), "losses": results["framework"]}
+    floor_result = {"ms_per_step": median_of(times["floor"])}
+    floor_losses = results["floor"]
     if floor_losses and floor_losses[0] is not None:  # the matmul floor computes no loss
         floor_result["losses"] = floor_losses
     torch_result = None
     if torch is not None:
-        torch_ms, torch_losses = timed["torch"]
-        torch_result = {"ms_per_step": torch_ms, "losses": torch_losses,
+        torch_result = {"ms_per_step": median_of(times["torch"]), "losses": torch_results,
                         "version": torch_side().version()}
     return result, floor_result, torch_result
 

@@ -1,6 +1,7 @@
 """The benchmark workloads: quick runs work, and each floor is the framework's own math."""
 
 import gc
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -116,20 +117,32 @@ def test_the_loss_agreement_is_the_largest_relative_difference():
     assert floors.agreement([1.0, 2.0], [1.0, 2.002]) == pytest.approx(0.001 / 1.001, rel=1e-3)
 
 
-def test_interleaved_timing_takes_turns_in_rotating_order_and_keeps_each_contenders_results():
+def test_interleaved_timing_takes_turns_step_by_step_in_rotating_order():
     calls = []
 
     def contender(name):
         count = iter(range(100))
         return lambda: calls.append(name) or (name, next(count))
 
-    timed = floors.interleaved_ms({"a": contender("a"), "b": contender("b")}, steps=6, warmup=1,
-                                  rounds=4)
-    # a warm-up step each, then per round: each turn settles with one untimed step, the
-    # order rotating; blocks of 2, 2, 1 and 1 timed steps
-    assert "".join(calls) == "ab" + "aaabbb" + "bbbaaa" + "aabb" + "bbaa"
-    assert timed["a"][1] == [("a", i) for i in range(11)]
-    assert timed["a"][0] > 0 and timed["b"][0] > 0
+    timed = floors.interleaved_ms({"a": contender("a"), "b": contender("b"), "c": contender("c")},
+                                  steps=4, warmup=1)
+    assert "".join(calls) == "abc" + "abc" + "bca" + "cab" + "abc"
+    assert timed["a"][1] == [("a", i) for i in range(5)]
+    assert all(timed[name][0] > 0 for name in "abc")
+
+
+def test_pytorch_takes_blocks_between_rounds_of_the_framework_and_floor_taking_turns(monkeypatch):
+    calls = []
+
+    def contender(name):
+        return lambda: calls.append(name) or 1.0
+
+    monkeypatch.setattr(floors, "torch_side", lambda: SimpleNamespace(version=lambda: "test"))
+    framework, floor, torch = floors.timed_with_floor_and_torch(
+        contender("a"), contender("b"), contender("t"), steps=4, warmup=1, rounds=2)
+    assert "".join(calls) == "ab" + "t" + "abba" + "tt" + "abba" + "tt"
+    assert len(framework["losses"]) == len(floor["losses"]) == len(torch["losses"]) == 5
+    assert torch["version"] == "test" and framework["ms_per_step"] > 0
 
 
 def test_w1_runs_a_contender_under_its_collector_setting_and_restores_the_process_setting():
