@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -106,35 +107,60 @@ def contender(fw, name: str) -> Callable[[], float]:
     raise ValueError(f"W1: no contender {name!r}; there are framework, closure and off")
 
 
-def in_fresh_processes(fw, names: list[str], steps: int, warmup: int,
-                       rounds: int = 4) -> dict[str, float]:
-    """Each contender's median ms/step, its steps timed in `rounds` blocks that take turns,
-    each block in a fresh interpreter.
+def in_own_processes(fw, names: list[str], steps: int, warmup: int,
+                     rounds: int = 4) -> dict[str, float]:
+    """Each contender's median ms/step, each in a process of its own, the processes taking
+    turns in `rounds` blocks (the order rotating), so all meet a drifting machine alike.
 
-    Taking turns evens out the machine's drift; fresh interpreters keep one contender's
-    heap from slowing the next. The closure design hands the collector over a million
-    objects a step, and the heap it leaves behind makes a later framework step about a
-    sixth slower, in the same process, than in one of its own.
+    Own processes, because one contender's heap slows the next: the closure design hands
+    the collector over a million objects a step, and the heap it leaves behind made a
+    framework step about a sixth slower in the same process than in one of its own.
+    Blocks, not single steps, because a step that follows another process's step finds
+    the caches full of that process's objects: turns of one step made the framework's
+    steps a fifth slower. Each turn also begins with one untimed step, to fill them again.
     """
-    blocks = [steps // rounds + (r < steps % rounds) for r in range(rounds)]
     env = {**os.environ, "IMPL": str(Path(fw.__file__).resolve().parent.parent)}
-    times: dict[str, list[float]] = {name: [] for name in names}
-    for block in blocks:
+    # errors go to files: a pipe nobody reads until the end could fill up and stall a worker
+    errors = {name: tempfile.TemporaryFile() for name in names}
+    workers = {name: subprocess.Popen([sys.executable, "-m", __name__, name, str(warmup)],
+                                      cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=errors[name])
+               for name in names}
+
+    def answer(name: str) -> str:
+        line = workers[name].stdout.readline()
+        if not line:  # the worker ended: say why
+            workers[name].wait()
+            errors[name].seek(0)
+            raise RuntimeError(f"W1 {name}: the timing process failed:\n"
+                               f"{errors[name].read().decode()}")
+        return line
+
+    try:
         for name in names:
-            command = [sys.executable, "-m", __name__, name, str(block), str(warmup)]
-            done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"W1 {name}: the timing process failed:\n{done.stderr}")
-            times[name] += json.loads(done.stdout)
+            answer(name)  # "ready", once its warm-up steps are done
+        times: dict[str, list[float]] = {name: [] for name in names}
+        blocks = [steps // rounds + (r < steps % rounds) for r in range(rounds)]
+        for round_index, block in enumerate(blocks):
+            shift = round_index % len(names)
+            for name in names[shift:] + names[:shift]:
+                workers[name].stdin.write(f"{block}\n")
+                workers[name].stdin.flush()
+                times[name] += json.loads(answer(name))
+    finally:
+        for name, worker in workers.items():
+            worker.stdin.close()
+            worker.wait()
+            errors[name].close()
     return {name: 1000 * float(np.median(times[name])) for name in names}
 
 
 def run(fw, steps: int, warmup: int) -> dict:
-    """The framework, the closure design and the collector off, taking turns in fresh processes."""
+    """The framework, the closure design and the collector off, each in its own process."""
     if steps < 5:
         return train(fw, steps, warmup)
     losses = [trainer(fw)()]  # in this process first: an unfinished exercise says so here
-    timed = in_fresh_processes(fw, ["framework", "closure", "off"], steps, warmup)
+    timed = in_own_processes(fw, ["framework", "closure", "off"], steps, warmup)
     ms, closure_ms, no_gc_ms = timed["framework"], timed["closure"], timed["off"]
     # the two anchors were measured on one machine: their ratio carries over to this one
     clean_engine_here = closure_ms * CLEAN_ENGINE_MS / MICROGRAD_MS
@@ -144,28 +170,31 @@ def run(fw, steps: int, warmup: int) -> dict:
         f"the anchors scaled to this machine ({MICROGRAD_MS} → {closure_ms:.0f} ms): "
         f"the clean engine's {CLEAN_ENGINE_MS} ms would be {clean_engine_here:.0f} ms here",
         f"with the cycle collector off: {no_gc_ms:.0f} ms/step",
-        "each contender timed in fresh processes, taking turns",
+        "each contender in a process of its own, taking turns in blocks",
     ]
     return {"ms_per_step": ms, "losses": losses, "notes": notes, "closure_ms": closure_ms,
             "no_gc_ms": no_gc_ms, "clean_engine_ms_here": clean_engine_here}
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Time one block of a contender's steps and print the seconds of each, as JSON."""
+    """A contender's worker: its warm-up steps, then "ready"; then, for every number n it
+    reads, one untimed step and n timed ones, whose seconds it answers as a JSON list."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("contender")
-    parser.add_argument("steps", type=int)
     parser.add_argument("warmup", type=int)
     args = parser.parse_args(argv)
     step = contender(load_framework(), args.contender)
     for _ in range(args.warmup):
         step()
-    seconds = []
-    for _ in range(args.steps):
-        start = time.perf_counter()
+    print("ready", flush=True)
+    for line in sys.stdin:
         step()
-        seconds.append(time.perf_counter() - start)
-    print(json.dumps(seconds))
+        seconds = []
+        for _ in range(int(line)):
+            start = time.perf_counter()
+            step()
+            seconds.append(time.perf_counter() - start)
+        print(json.dumps(seconds), flush=True)
 
 
 if __name__ == "__main__":

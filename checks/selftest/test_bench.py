@@ -159,9 +159,14 @@ def test_w1_runs_a_contender_under_its_collector_setting_and_restores_the_proces
     assert gc.isenabled() and gc.get_threshold() == saved
 
 
-def test_w1_times_each_contender_in_fresh_processes_of_the_same_framework():
-    timed = w1_scalar.in_fresh_processes(fw, ["framework"], steps=2, warmup=0, rounds=2)
-    assert list(timed) == ["framework"] and timed["framework"] > 0
+def test_w1_times_each_contender_in_a_process_of_its_own():
+    timed = w1_scalar.in_own_processes(fw, ["framework", "off"], steps=2, warmup=0)
+    assert list(timed) == ["framework", "off"] and min(timed.values()) > 0
+
+
+def test_w1_says_what_went_wrong_in_a_worker():
+    with pytest.raises(RuntimeError, match="no contender 'micrograd'"):
+        w1_scalar.in_own_processes(fw, ["micrograd"], steps=1, warmup=0)
 
 
 def test_w1_names_its_contenders_when_asked_for_another():
