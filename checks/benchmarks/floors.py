@@ -455,8 +455,8 @@ def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Call
     the floor take turns step by step, then PyTorch takes a block of steps.
 
     PyTorch runs in blocks because its worker threads and NumPy's BLAS threads keep
-    spinning a while after each call: on two cores, alternating them step by step made
-    every side two to three times slower.
+    spinning a while after each call: on two cores, alternating PyTorch with the others
+    step by step made every side slower, PyTorch two and a half times.
     """
     pair = {"framework": framework, "floor": floor}
     results = {name: [step() for _ in range(warmup)] for name, step in pair.items()}
