@@ -60,6 +60,11 @@ def take_turns(steps_of: dict[str, Callable[[], object]], steps: int,
     return times
 
 
+def blocks(steps: int, rounds: int) -> list[int]:
+    """`steps` split into `rounds` blocks as even as can be, the larger ones first."""
+    return [steps // rounds + (r < steps % rounds) for r in range(rounds)]
+
+
 def median_of(seconds: list[float]) -> float | None:
     """The median in milliseconds, None for no steps."""
     return 1000 * float(np.median(seconds)) if seconds else None
@@ -462,7 +467,7 @@ def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Call
     results = {name: [step() for _ in range(warmup)] for name, step in pair.items()}
     torch_results = [torch() for _ in range(warmup)] if torch is not None else []
     times: dict[str, list[float]] = {"framework": [], "floor": [], "torch": []}
-    for block in [steps // rounds + (r < steps % rounds) for r in range(rounds)]:
+    for block in blocks(steps, rounds):
         for name, seconds in take_turns(pair, block, results).items():
             times[name] += seconds
         if torch is not None:

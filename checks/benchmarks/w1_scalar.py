@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -141,8 +140,7 @@ def in_own_processes(fw, names: list[str], steps: int, warmup: int,
         for name in names:
             answer(name)  # "ready", once its warm-up steps are done
         times: dict[str, list[float]] = {name: [] for name in names}
-        blocks = [steps // rounds + (r < steps % rounds) for r in range(rounds)]
-        for round_index, block in enumerate(blocks):
+        for round_index, block in enumerate(floors.blocks(steps, rounds)):
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
                 workers[name].stdin.write(f"{block}\n")
@@ -153,7 +151,7 @@ def in_own_processes(fw, names: list[str], steps: int, warmup: int,
             worker.stdin.close()
             worker.wait()
             errors[name].close()
-    return {name: 1000 * float(np.median(times[name])) for name in names}
+    return {name: floors.median_of(times[name]) for name in names}
 
 
 def run(fw, steps: int, warmup: int) -> dict:
@@ -190,11 +188,7 @@ def main(argv: list[str] | None = None) -> None:
     print("ready", flush=True)
     for line in sys.stdin:
         step()
-        seconds = []
-        for _ in range(int(line)):
-            start = time.perf_counter()
-            step()
-            seconds.append(time.perf_counter() - start)
+        seconds = floors.take_turns({"step": step}, int(line), {"step": []})["step"]
         print(json.dumps(seconds), flush=True)
 
 

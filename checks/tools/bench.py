@@ -52,8 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     fw = load_framework()
     steps, warmup = (2, 0) if args.quick else (max(args.steps, 20), 3)
-    # PyTorch is imported only after W1: importing it gives the cycle collector some 160,000
-    # more objects to traverse, which slows micrograd's design, W1's anchor, by a fifth
+    # asked without importing PyTorch: only the workloads that compare with it load it
     torch = "not run" if args.quick else "installed" if torch_available() else "not installed"
     print(f"framework: {fw.__file__}; threads: {blas_threads()} (NumPy's BLAS, and PyTorch's); "
           f"PyTorch: {torch}", flush=True)
