@@ -20,10 +20,15 @@ MUTANTS = [
     ),
     Mutant(
         "1.2", "add's rule captures its result (a reference cycle)", "autodiff.py",
-        "return Value(self.data + other.data, (self, other), lambda g: (g, g), \"+\")",
+        "return Value(self.data + other.data, (self, other), _add_backward, \"+\")",
         "out = Value(self.data + other.data, (self, other), None, \"+\")\n"
         "        out.grad_fn = lambda g: (g, g) if out else (g, g)\n"
         "        return out",
+    ),
+    Mutant(
+        "1.2", "add's rule gives the second operand nothing", "autodiff.py",
+        "    return g, g\n",
+        "    return g, 0.0\n",
     ),
     Mutant(
         "1.3", "pow's derivative uses n instead of n - 1", "autodiff.py",
