@@ -106,56 +106,70 @@ def contender(fw, name: str) -> Callable[[], float]:
     raise ValueError(f"W1: no contender {name!r}; there are framework, closure and off")
 
 
+def schedule(names: list[str], steps: int, rounds: int,
+             processes: int) -> list[tuple[str, int, int]]:
+    """The turns, in order: (contender, which of its processes, block of steps). The order of
+    the contenders rotates from round to round; each contender's blocks go to its processes
+    in turn."""
+    turns = []
+    for round_index, block in enumerate(floors.blocks(steps, rounds)):
+        shift = round_index % len(names)
+        turns += [(name, round_index % processes, block)
+                  for name in names[shift:] + names[:shift]]
+    return turns
+
+
 def in_own_processes(fw, names: list[str], steps: int, warmup: int,
-                     rounds: int = 4) -> dict[str, float]:
-    """Each contender's median ms/step, each in a process of its own, the processes taking
-    turns in `rounds` blocks (the order rotating), so all meet a drifting machine alike.
+                     rounds: int = 4, processes: int = 2) -> dict[str, float]:
+    """Each contender's median ms/step over `processes` processes of its own, the processes
+    taking turns in `rounds` blocks, so all meet a drifting machine alike.
 
     Own processes, because one contender's heap slows the next: the closure design hands
     the collector over a million objects a step, and the heap it leaves behind made a
     framework step about a sixth slower in the same process than in one of its own.
-    Blocks, not single steps, because a step that follows another process's step finds
-    the caches full of that process's objects: with turns of one step, the framework's
-    lead on the closure design fell from 7.4–8.4× to 6.7–7.3×. Each turn also begins
-    with one untimed step, to fill the caches again.
+    Several processes each, because processes of the same code, taking turns, differed by
+    up to 8% in speed, and one process's luck is no contender's speed. Blocks, not single
+    steps, because a step that follows another process's step finds the caches full of
+    that process's objects: with turns of one step, the framework's lead on the closure
+    design fell from 7.4–8.4× to 6.7–7.3×. Each turn also begins with one untimed step, to
+    fill the caches again.
     """
     env = {**os.environ, "IMPL": str(Path(fw.__file__).resolve().parent.parent)}
+    keys = [(name, index) for name in names for index in range(processes)]
     # errors go to files: a pipe nobody reads until the end could fill up and stall a worker
-    errors = {name: tempfile.TemporaryFile() for name in names}
-    workers = {name: subprocess.Popen([sys.executable, "-m", __name__, name, str(warmup)],
-                                      cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=errors[name])
-               for name in names}
+    errors = {key: tempfile.TemporaryFile() for key in keys}
+    workers = {key: subprocess.Popen([sys.executable, "-m", __name__, key[0], str(warmup)],
+                                     cwd=ROOT, env=env, text=True, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=errors[key])
+               for key in keys}
 
-    def answer(name: str) -> str:
-        line = workers[name].stdout.readline()
+    def answer(key: tuple[str, int]) -> str:
+        line = workers[key].stdout.readline()
         if not line:  # the worker ended: say why
-            workers[name].wait()
-            errors[name].seek(0)
-            raise RuntimeError(f"W1 {name}: the timing process failed:\n"
-                               f"{errors[name].read().decode()}")
+            workers[key].wait()
+            errors[key].seek(0)
+            raise RuntimeError(f"W1 {key[0]}: the timing process failed:\n"
+                               f"{errors[key].read().decode()}")
         return line
 
     try:
-        for name in names:
-            answer(name)  # "ready", once its warm-up steps are done
+        for key in keys:
+            answer(key)  # "ready", once its warm-up steps are done
         times: dict[str, list[float]] = {name: [] for name in names}
-        for round_index, block in enumerate(floors.blocks(steps, rounds)):
-            shift = round_index % len(names)
-            for name in names[shift:] + names[:shift]:
-                workers[name].stdin.write(f"{block}\n")
-                workers[name].stdin.flush()
-                times[name] += json.loads(answer(name))
+        for name, index, block in schedule(names, steps, rounds, processes):
+            workers[name, index].stdin.write(f"{block}\n")
+            workers[name, index].stdin.flush()
+            times[name] += json.loads(answer((name, index)))
     finally:
-        for name, worker in workers.items():
+        for key, worker in workers.items():
             worker.stdin.close()
             worker.wait()
-            errors[name].close()
+            errors[key].close()
     return {name: floors.median_of(times[name]) for name in names}
 
 
 def run(fw, steps: int, warmup: int) -> dict:
-    """The framework, the closure design and the collector off, each in its own process."""
+    """The framework, the closure design and the collector off, each in processes of its own."""
     if steps < 5:
         return train(fw, steps, warmup)
     losses = [trainer(fw)()]  # in this process first: an unfinished exercise says so here
@@ -169,7 +183,7 @@ def run(fw, steps: int, warmup: int) -> dict:
         f"the anchors scaled to this machine ({MICROGRAD_MS} → {closure_ms:.0f} ms): "
         f"the clean engine's {CLEAN_ENGINE_MS} ms would be {clean_engine_here:.0f} ms here",
         f"with the cycle collector off: {no_gc_ms:.0f} ms/step",
-        "each contender in a process of its own, taking turns in blocks",
+        "each contender in two processes of its own, all taking turns in blocks",
     ]
     return {"ms_per_step": ms, "losses": losses, "notes": notes, "closure_ms": closure_ms,
             "no_gc_ms": no_gc_ms, "clean_engine_ms_here": clean_engine_here}

@@ -164,6 +164,13 @@ def test_w1_times_each_contender_in_a_process_of_its_own():
     assert list(timed) == ["framework", "off"] and min(timed.values()) > 0
 
 
+def test_w1_rotates_its_contenders_and_deals_each_ones_blocks_to_its_processes_in_turn():
+    assert w1_scalar.schedule(["a", "b"], steps=8, rounds=4, processes=2) == [
+        ("a", 0, 2), ("b", 0, 2), ("b", 1, 2), ("a", 1, 2),
+        ("a", 0, 2), ("b", 0, 2), ("b", 1, 2), ("a", 1, 2),
+    ]
+
+
 def test_w1_says_what_went_wrong_in_a_worker():
     with pytest.raises(RuntimeError, match="no contender 'micrograd'"):
         w1_scalar.in_own_processes(fw, ["micrograd"], steps=1, warmup=0)
