@@ -118,30 +118,60 @@ def test_layer_norm_module_starts_as_gain_one_bias_zero():
 # -- the stacks -------------------------------------------------------------------------------------
 
 
-def test_encoder_stack_runs_its_layers_in_order_then_its_norm():
+def test_encoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
     fw.manual_seed(0)
-    encoder = nn.TransformerEncoder(8, 2, 16, dropout=0.0, num_layers=3)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    encoder = nn.TransformerEncoder(layer, 3, nn.LayerNorm(8))
     assert len(encoder.layers) == 3 and isinstance(encoder.norm, nn.LayerNorm)
+    assert len({id(copy) for copy in encoder.layers} | {id(layer)}) == 4
+    for copy in encoder.layers:
+        np.testing.assert_array_equal(copy.linear1.weight.data, layer.linear1.weight.data)
     x = fw.Tensor(np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32))
     mask = np.array([[False] * 4 + [True], [False] * 5])
     expected = x
-    for layer in encoder.layers:
-        expected = layer(expected, src_key_padding_mask=mask)
+    for copy in encoder.layers:
+        expected = copy(expected, src_key_padding_mask=mask)
     np.testing.assert_allclose(encoder(x, src_key_padding_mask=mask).data,
                                encoder.norm(expected).data, rtol=1e-6)
 
 
-def test_decoder_stack_runs_its_layers_in_order_then_its_norm():
+def test_encoder_stack_without_a_norm_ends_with_its_last_layer():
     fw.manual_seed(0)
-    decoder = nn.TransformerDecoder(8, 2, 16, dropout=0.0, num_layers=2)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+    x = fw.Tensor(np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32))
+    expected = encoder.layers[1](encoder.layers[0](x))
+    assert encoder.norm is None
+    np.testing.assert_allclose(encoder(x).data, expected.data, rtol=1e-6)
+
+
+def test_stack_copies_train_apart():
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+    encoder.layers[0].linear1.weight.data += 1.0
+    assert not np.array_equal(encoder.layers[0].linear1.weight.data,
+                              encoder.layers[1].linear1.weight.data)
+
+
+def test_decoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
+    fw.manual_seed(0)
+    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
+    decoder = nn.TransformerDecoder(layer, 2, nn.LayerNorm(8))
     assert len(decoder.layers) == 2 and isinstance(decoder.norm, nn.LayerNorm)
+    assert all(copy is not layer for copy in decoder.layers)
     rng = np.random.default_rng(1)
     y = fw.Tensor(rng.standard_normal((2, 3, 8)).astype(np.float32))
     memory = fw.Tensor(rng.standard_normal((2, 5, 8)).astype(np.float32))
     expected = y
-    for layer in decoder.layers:
-        expected = layer(expected, memory)
+    for copy in decoder.layers:
+        expected = copy(expected, memory)
     np.testing.assert_allclose(decoder(y, memory).data, decoder.norm(expected).data, rtol=1e-6)
+
+
+def test_transformer_layers_keep_weights_of_their_own():
+    fw.manual_seed(0)
+    model = nn.Transformer(16, 16)
+    for stack in (model.encoder, model.decoder):
+        first, second = (layer.linear1.weight.data for layer in stack.layers)
+        assert not np.array_equal(first, second)
 
 
 def test_the_w3_configuration_has_236816_parameters_named_as_pytorch():

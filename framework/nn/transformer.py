@@ -8,6 +8,7 @@ encoder-decoder `Transformer` that translates one sequence into another.
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -336,32 +337,34 @@ class TransformerDecoderLayer(Module):
 
 
 class TransformerEncoder(Module):
-    """num_layers encoder layers (built from the same arguments), then a final LayerNorm."""
+    """`num_layers` copies of `encoder_layer`, run in order, then `norm` if given, as in PyTorch.
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str = "relu", *, num_layers: int) -> None:
+    The copies start with equal weights; `Transformer` gives each layer weights of its own.
+    """
+
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int,
+                 norm: Module | None = None) -> None:
         super().__init__()
-        self.layers = ModuleList(
-            TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation)
-            for _ in range(num_layers))
-        self.norm = LayerNorm(d_model)
+        self.layers = ModuleList(copy.deepcopy(encoder_layer) for _ in range(num_layers))
+        self.norm = norm
 
     def forward(self, src: Tensor, mask=None, src_key_padding_mask=None) -> Tensor:
         for layer in self.layers:
             src = layer(src, src_mask=mask, src_key_padding_mask=src_key_padding_mask)
-        return self.norm(src)
+        return src if self.norm is None else self.norm(src)
 
 
 class TransformerDecoder(Module):
-    """num_layers decoder layers (built from the same arguments), then a final LayerNorm."""
+    """`num_layers` copies of `decoder_layer`, run in order, then `norm` if given, as in PyTorch.
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str = "relu", *, num_layers: int) -> None:
+    The copies start with equal weights; `Transformer` gives each layer weights of its own.
+    """
+
+    def __init__(self, decoder_layer: TransformerDecoderLayer, num_layers: int,
+                 norm: Module | None = None) -> None:
         super().__init__()
-        self.layers = ModuleList(
-            TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation)
-            for _ in range(num_layers))
-        self.norm = LayerNorm(d_model)
+        self.layers = ModuleList(copy.deepcopy(decoder_layer) for _ in range(num_layers))
+        self.norm = norm
 
     def forward(
         self, tgt: Tensor, memory: Tensor, tgt_mask=None, memory_mask=None,
@@ -372,7 +375,16 @@ class TransformerDecoder(Module):
                         tgt_key_padding_mask=tgt_key_padding_mask,
                         memory_key_padding_mask=memory_key_padding_mask,
                         tgt_is_causal=tgt_is_causal)
-        return self.norm(tgt)
+        return tgt if self.norm is None else self.norm(tgt)
+
+
+def _stack(stack_type: type, layers: list[Module], d_model: int) -> Module:
+    """A stack of `layers` with a final LayerNorm, each layer keeping the weights it was drawn
+    with (PyTorch's stacks copy one layer, and `torch.nn.Transformer` then redraws them all)."""
+    stack = stack_type(layers[0], len(layers), LayerNorm(d_model))
+    for copied, drawn in zip(stack.layers, layers):
+        copied.load_state_dict(drawn.state_dict())
+    return stack
 
 
 # -- exercise 5.7: the Transformer -----------------------------------------------------------------
@@ -399,8 +411,10 @@ class Transformer(Module):
         self.positional = PositionalEncoding(d_model, max_len)
         layer = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
                      dropout=dropout, activation=activation)
-        self.encoder = TransformerEncoder(**layer, num_layers=num_encoder_layers)
-        self.decoder = TransformerDecoder(**layer, num_layers=num_decoder_layers)
+        self.encoder = _stack(TransformerEncoder, [TransformerEncoderLayer(**layer)
+                                                   for _ in range(num_encoder_layers)], d_model)
+        self.decoder = _stack(TransformerDecoder, [TransformerDecoderLayer(**layer)
+                                                   for _ in range(num_decoder_layers)], d_model)
         self.output = Linear(d_model, tgt_vocab_size)
 
     def encode(self, src, src_key_padding_mask=None) -> Tensor:
