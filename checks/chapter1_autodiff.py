@@ -99,6 +99,24 @@ def test_add_gradient(a, b, g):
 
 
 @check("1.2")
+@given(g=cotangents)
+def test_add_backward_hands_g_to_both_parents(g):
+    """_add_backward, the rule of every + node, returns (g, g)."""
+    got = fw.autodiff._add_backward(g)
+    assert tuple(got) == (g, g), f"_add_backward({g}) returned {got!r}, expected {(g, g)!r}"
+
+
+@check("1.2")
+def test_every_add_node_shares_the_rule_add_backward():
+    """Every + node's grad_fn is the one function _add_backward, not a new rule per node."""
+    for out in (fw.Value(1.0) + fw.Value(2.0), fw.Value(3.0) + 4.0):
+        assert out.grad_fn is fw.autodiff._add_backward, (
+            f"a + b has grad_fn {out.grad_fn!r}; give it _add_backward, the function above "
+            "class Value, so that every + node shares one rule"
+        )
+
+
+@check("1.2")
 @given(a=reals, b=reals, g=cotangents)
 def test_mul_gradient(a, b, g):
     """The rule of a · b returns (g · b, g · a)."""

@@ -22,6 +22,7 @@ from checks.loader import ROOT, load_framework
 SIZES = (2, 16, 16, 1)
 MICROGRAD_MS, CLEAN_ENGINE_MS = 638, 80  # BENCHMARKS.md's anchors, on its reference machine
 PYTHON_DEFAULT_THRESHOLDS = (700, 10, 10)
+PROCESSES = 2  # per contender: one process's speed is partly luck
 
 
 def make_parameters(fw):
@@ -110,7 +111,8 @@ def schedule(names: list[str], steps: int, rounds: int,
              processes: int) -> list[tuple[str, int, int]]:
     """The turns, in order: (contender, which of its processes, block of steps). The order of
     the contenders rotates from round to round; each contender's blocks go to its processes
-    in turn."""
+    in turn. (When the counts of contenders and processes share a factor, a process keeps
+    its place in the order: with two of each, process 0 always goes first or last.)"""
     turns = []
     for round_index, block in enumerate(floors.blocks(steps, rounds)):
         shift = round_index % len(names)
@@ -120,7 +122,7 @@ def schedule(names: list[str], steps: int, rounds: int,
 
 
 def in_own_processes(fw, names: list[str], steps: int, warmup: int,
-                     rounds: int = 4, processes: int = 2) -> dict[str, float]:
+                     rounds: int = 4, processes: int = PROCESSES) -> dict[str, float]:
     """Each contender's median ms/step over `processes` processes of its own, the processes
     taking turns in `rounds` blocks, so all meet a drifting machine alike.
 
@@ -183,7 +185,7 @@ def run(fw, steps: int, warmup: int) -> dict:
         f"the anchors scaled to this machine ({MICROGRAD_MS} → {closure_ms:.0f} ms): "
         f"the clean engine's {CLEAN_ENGINE_MS} ms would be {clean_engine_here:.0f} ms here",
         f"with the cycle collector off: {no_gc_ms:.0f} ms/step",
-        "each contender in two processes of its own, all taking turns in blocks",
+        f"each contender in {PROCESSES} processes of its own, all taking turns in blocks",
     ]
     return {"ms_per_step": ms, "losses": losses, "notes": notes, "closure_ms": closure_ms,
             "no_gc_ms": no_gc_ms, "clean_engine_ms_here": clean_engine_here}

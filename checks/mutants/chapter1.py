@@ -31,6 +31,11 @@ MUTANTS = [
         "    return g, 0.0\n",
     ),
     Mutant(
+        "1.2", "add builds a new rule for every node", "autodiff.py",
+        "(self, other), _add_backward, \"+\")",
+        "(self, other), lambda g: (g, g), \"+\")",
+    ),
+    Mutant(
         "1.3", "pow's derivative uses n instead of n - 1", "autodiff.py",
         "(g * n * a ** (n - 1),)",
         "(g * n * a**n,)",

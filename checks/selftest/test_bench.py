@@ -159,7 +159,7 @@ def test_w1_runs_a_contender_under_its_collector_setting_and_restores_the_proces
     assert gc.isenabled() and gc.get_threshold() == saved
 
 
-def test_w1_times_each_contender_in_a_process_of_its_own():
+def test_w1_times_each_contender_in_processes_of_its_own():
     timed = w1_scalar.in_own_processes(fw, ["framework", "off"], steps=2, warmup=0)
     assert list(timed) == ["framework", "off"] and min(timed.values()) > 0
 

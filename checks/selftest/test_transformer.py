@@ -123,14 +123,14 @@ def test_encoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
     layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
     encoder = nn.TransformerEncoder(layer, 3, nn.LayerNorm(8))
     assert len(encoder.layers) == 3 and isinstance(encoder.norm, nn.LayerNorm)
-    assert len({id(copy) for copy in encoder.layers} | {id(layer)}) == 4
-    for copy in encoder.layers:
-        np.testing.assert_array_equal(copy.linear1.weight.data, layer.linear1.weight.data)
+    assert len({id(clone) for clone in encoder.layers} | {id(layer)}) == 4
+    for clone in encoder.layers:
+        np.testing.assert_array_equal(clone.linear1.weight.data, layer.linear1.weight.data)
     x = fw.Tensor(np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32))
     mask = np.array([[False] * 4 + [True], [False] * 5])
     expected = x
-    for copy in encoder.layers:
-        expected = copy(expected, src_key_padding_mask=mask)
+    for clone in encoder.layers:
+        expected = clone(expected, src_key_padding_mask=mask)
     np.testing.assert_allclose(encoder(x, src_key_padding_mask=mask).data,
                                encoder.norm(expected).data, rtol=1e-6)
 
@@ -156,13 +156,13 @@ def test_decoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
     layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
     decoder = nn.TransformerDecoder(layer, 2, nn.LayerNorm(8))
     assert len(decoder.layers) == 2 and isinstance(decoder.norm, nn.LayerNorm)
-    assert all(copy is not layer for copy in decoder.layers)
+    assert all(clone is not layer for clone in decoder.layers)
     rng = np.random.default_rng(1)
     y = fw.Tensor(rng.standard_normal((2, 3, 8)).astype(np.float32))
     memory = fw.Tensor(rng.standard_normal((2, 5, 8)).astype(np.float32))
     expected = y
-    for copy in decoder.layers:
-        expected = copy(expected, memory)
+    for clone in decoder.layers:
+        expected = clone(expected, memory)
     np.testing.assert_allclose(decoder(y, memory).data, decoder.norm(expected).data, rtol=1e-6)
 
 

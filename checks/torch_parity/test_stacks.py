@@ -58,5 +58,5 @@ def test_the_stacks_take_pytorchs_arguments_and_agree_with_pytorchs(kind):
             causal = torch.nn.Transformer.generate_square_subsequent_mask(5)
             expected = theirs(torch.from_numpy(x), torch.from_numpy(memory), tgt_mask=causal,
                               tgt_is_causal=True)
-            got = ours(fw.Tensor(x), fw.Tensor(memory))
+            got = ours(fw.Tensor(x), fw.Tensor(memory), tgt_is_causal=True)
     np.testing.assert_allclose(got.data, expected.numpy(), rtol=1e-5, atol=1e-5)

@@ -423,7 +423,8 @@ class TransformerDecoder(Module):
 
 def _stack(stack_type: type, layers: list[Module], d_model: int) -> Module:
     """A stack of `layers` with a final LayerNorm, each layer keeping the weights it was drawn
-    with (PyTorch's stacks copy one layer, and `torch.nn.Transformer` then redraws them all)."""
+    with, in W3's order. (PyTorch's stacks copy one layer, and `torch.nn.Transformer` then
+    redraws only the weight matrices: its layers start with equal biases.)"""
     stack = stack_type(layers[0], len(layers), LayerNorm(d_model))
     for copied, drawn in zip(stack.layers, layers):
         copied.load_state_dict(drawn.state_dict())
