@@ -22,7 +22,7 @@ from checks.loader import ROOT, load_framework
 SIZES = (2, 16, 16, 1)
 MICROGRAD_MS, CLEAN_ENGINE_MS = 638, 80  # BENCHMARKS.md's anchors, on its reference machine
 PYTHON_DEFAULT_THRESHOLDS = (700, 10, 10)
-PROCESSES = 2  # per contender: one process's speed is partly luck
+PROCESSES = 3  # per contender: one process's speed is partly luck
 
 
 def make_parameters(fw):
@@ -122,7 +122,7 @@ def schedule(names: list[str], steps: int, rounds: int,
 
 
 def in_own_processes(fw, names: list[str], steps: int, warmup: int,
-                     rounds: int = 4, processes: int = PROCESSES) -> dict[str, float]:
+                     rounds: int = 2 * PROCESSES, processes: int = PROCESSES) -> dict[str, float]:
     """Each contender's median ms/step over `processes` processes of its own, the processes
     taking turns in `rounds` blocks, so all meet a drifting machine alike.
 
@@ -130,7 +130,8 @@ def in_own_processes(fw, names: list[str], steps: int, warmup: int,
     the collector over a million objects a step, and the heap it leaves behind made a
     framework step about a sixth slower in the same process than in one of its own.
     Several processes each, because processes of the same code, taking turns, differed by
-    up to 8% in speed, and one process's luck is no contender's speed. Blocks, not single
+    up to a fifth in speed: over three, the median of the steps is about the middle one's
+    speed, whatever one process's luck. Blocks, not single
     steps, because a step that follows another process's step finds the caches full of
     that process's objects: with turns of one step, the framework's lead on the closure
     design fell from 7.4–8.4× to 6.7–7.3×. Each turn also begins with one untimed step, to
