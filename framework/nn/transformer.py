@@ -382,9 +382,8 @@ def _stack(stack_type: type, layers: list[Module], d_model: int) -> Module:
     """A stack of `layers` with a final LayerNorm, each layer keeping the weights it was drawn
     with, in W3's order. (PyTorch's stacks copy one layer, and `torch.nn.Transformer` then
     redraws only the weight matrices: its layers start with equal biases.)"""
-    stack = stack_type(layers[0], len(layers), LayerNorm(d_model))
-    for copied, drawn in zip(stack.layers, layers):
-        copied.load_state_dict(drawn.state_dict())
+    stack = stack_type(layers[0], 0, LayerNorm(d_model))  # no copies: the drawn layers go in
+    stack.layers.extend(layers)
     return stack
 
 
