@@ -52,12 +52,17 @@ def take_turns(steps_of: dict[str, Callable[[], object]], steps: int,
     names = list(steps_of)
     times: dict[str, list[float]] = {name: [] for name in names}
     for round_index in range(steps):
-        shift = round_index % len(names)
-        for name in names[shift:] + names[:shift]:
+        for name in rotated(names, round_index):
             start = time.perf_counter()
             results[name].append(steps_of[name]())
             times[name].append(time.perf_counter() - start)
     return times
+
+
+def rotated(names: list[str], round_index: int) -> list[str]:
+    """The order of the contenders in a round: each round starts one further along."""
+    shift = round_index % len(names)
+    return names[shift:] + names[:shift]
 
 
 def blocks(steps: int, rounds: int) -> list[int]:

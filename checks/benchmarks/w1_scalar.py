@@ -115,9 +115,8 @@ def schedule(names: list[str], steps: int, rounds: int,
     its place in the order: with two of each, process 0 always goes first or last.)"""
     turns = []
     for round_index, block in enumerate(floors.blocks(steps, rounds)):
-        shift = round_index % len(names)
         turns += [(name, round_index % processes, block)
-                  for name in names[shift:] + names[:shift]]
+                  for name in floors.rotated(names, round_index)]
     return turns
 
 
@@ -131,11 +130,10 @@ def in_own_processes(fw, names: list[str], steps: int, warmup: int,
     framework step about a sixth slower in the same process than in one of its own.
     Several processes each, because processes of the same code, taking turns, differed by
     up to a fifth in speed: over three, the median of the steps is about the middle one's
-    speed, whatever one process's luck. Blocks, not single
-    steps, because a step that follows another process's step finds the caches full of
-    that process's objects: with turns of one step, the framework's lead on the closure
-    design fell from 7.4–8.4× to 6.7–7.3×. Each turn also begins with one untimed step, to
-    fill the caches again.
+    speed, whatever one process's luck. Blocks, not single steps, because a step that
+    follows another process's step finds the caches full of that process's objects: with
+    turns of one step, the framework's lead on the closure design fell from 7.4–8.4× to
+    6.7–7.3×. Each turn also begins with one untimed step, to fill the caches again.
     """
     env = {**os.environ, "IMPL": str(Path(fw.__file__).resolve().parent.parent)}
     keys = [(name, index) for name in names for index in range(processes)]
