@@ -461,6 +461,17 @@ def test_leaf_gradients_accumulate_across_calls(spec, xs):
 
 
 @check("1.7")
+@given(x=reals, y=reals, z=reals)
+def test_a_node_with_three_parents_passes_each_its_share(x, y, z):
+    """A rule may have any number of parents: d(x·y + z) is (y, x, 1)."""
+    a, b, c = fw.Value(x), fw.Value(y), fw.Value(z)
+    fused = fw.Value(x * y + z, (a, b, c), lambda g: (g * y, g * x, g), "fma")
+    fw.Value(fused.data, (fused,), lambda g: (2 * g,), "double").backward()
+    assert_close([a.grad, b.grad, c.grad], [2 * y, 2 * x, 2.0],
+                 f"grads of 2·(x·y + z) at {(x, y, z)}")
+
+
+@check("1.7")
 def test_root_gradient_is_seeded_with_one():
     """After backward() the root's own grad is 1: d(root)/d(root)."""
     root = tanh(add(fw.Value(0.3), fw.Value(0.2)))

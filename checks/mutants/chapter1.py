@@ -92,8 +92,24 @@ MUTANTS = [
     ),
     Mutant(
         "1.7", "gradient overwritten instead of accumulated", "autodiff.py",
-        "                parent.grad += grad\n",
-        "                parent.grad = grad\n",
+        "                    parent.grad += grad\n",
+        "                    parent.grad = grad\n",
+    ),
+    Mutant(
+        "1.7", "a two-parent node overwrites its second parent's gradient", "autodiff.py",
+        "                second.grad += grads[1]\n",
+        "                second.grad = grads[1]\n",
+    ),
+    Mutant(
+        "1.7", "a two-parent node gives both parents the first share", "autodiff.py",
+        "                second.grad += grads[1]\n",
+        "                second.grad += grads[0]\n",
+    ),
+    Mutant(
+        "1.7", "only two-parent nodes pass their shares on", "autodiff.py",
+        "                for parent, grad in zip(node.parents, grads):\n"
+        "                    parent.grad += grad\n",
+        "                pass\n",
     ),
     Mutant(
         "1.7", "intermediate gradients not reset between calls", "autodiff.py",

@@ -272,6 +272,12 @@ class Value:
         for node in reversed(order):
             if node.grad_fn is None:
                 continue
-            for parent, grad in zip(node.parents, node.grad_fn(node.grad)):
-                parent.grad += grad
+            grads = node.grad_fn(node.grad)
+            if len(grads) == 2:  # most nodes: unpacking two parents costs far less than a zip
+                first, second = node.parents
+                first.grad += grads[0]
+                second.grad += grads[1]
+            else:
+                for parent, grad in zip(node.parents, grads):
+                    parent.grad += grad
         ### END SOLUTION
