@@ -1,1 +1,1 @@
-"""The workloads of ../shared/BENCHMARKS.md, each `run(fw, steps, warmup) -> dict`."""
+"""The workloads specified in README.md beside this file, each `run(fw, steps, warmup) -> dict`."""

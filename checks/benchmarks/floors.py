@@ -1,4 +1,4 @@
-"""The pinned floors of BENCHMARKS.md, the workloads' shared inputs, and the thread count.
+"""The pinned floors of the benchmark spec (README.md here), the shared inputs, the thread count.
 
 Everything that the framework, the floors and PyTorch must share is defined here once:
 the data, the initial weights and the order in which they are drawn.
@@ -110,7 +110,7 @@ W2_LR, W2_BETAS, W2_EPS = 1e-2, (0.9, 0.999), 1e-8
 
 
 def make_moons(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """BENCHMARKS.md's two moons, written out so every framework sees the same points."""
+    """The spec's two moons, written out so every framework sees the same points."""
     rng = np.random.default_rng(seed)
     n_out = n // 2
     n_in = n - n_out
@@ -398,7 +398,7 @@ def w3_forward_products() -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
 
 
 def w3_products() -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Forward and backward products of one step (BENCHMARKS.md's list, 1.10 GFLOP).
+    """Forward and backward products of one step (the spec's list, 1.10 GFLOP).
 
     A Linear x·W adds dY·Wᵀ and xᵀ·dY; the scores Q·Kᵀ add dS·K and dSᵀ·Q; the
     mixing P·V adds dO·Vᵀ and Pᵀ·dO.

@@ -1,4 +1,4 @@
-"""W1: a scalar MLP on two moons, one `Value` per number (BENCHMARKS.md)."""
+"""W1: a scalar MLP on two moons, one `Value` per number (checks/benchmarks/README.md)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from checks.benchmarks.closure_engine import ClosureValue
 from checks.loader import ROOT, load_framework
 
 SIZES = (2, 16, 16, 1)
-MICROGRAD_MS, CLEAN_ENGINE_MS = 638, 80  # BENCHMARKS.md's anchors, on its reference machine
+MICROGRAD_MS, CLEAN_ENGINE_MS = 638, 80  # the spec's anchors, on its reference machine
 PYTHON_DEFAULT_THRESHOLDS = (700, 10, 10)
 PROCESSES = 3  # per contender: one process's speed is partly luck
 

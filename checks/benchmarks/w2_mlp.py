@@ -1,4 +1,4 @@
-"""W2: a tensor MLP 2 → 64 → 64 → 2 on two moons, full batch, Adam (BENCHMARKS.md)."""
+"""W2: a tensor MLP 2 → 64 → 64 → 2 on two moons, full batch, Adam (checks/benchmarks/README.md)."""
 
 from __future__ import annotations
 

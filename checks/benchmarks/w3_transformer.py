@@ -1,4 +1,4 @@
-"""W3: the Tiny Transformer on digit reversal, and its 200-step memory run (BENCHMARKS.md)."""
+"""W3: the Tiny Transformer on digit reversal, and its 200-step memory run (checks/benchmarks/README.md)."""
 
 from __future__ import annotations
 

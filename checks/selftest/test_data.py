@@ -45,7 +45,7 @@ def task():
 
 
 def benchmark_moons(n: int, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """BENCHMARKS.md's recipe for the two moons, written out again, in float64."""
+    """The benchmark spec's recipe for the two moons, written out again, in float64."""
     rng = np.random.default_rng(seed)
     n_out, n_in = n // 2, n - n // 2
     t_out, t_in = np.linspace(0, np.pi, n_out), np.linspace(0, np.pi, n_in)

@@ -1,4 +1,4 @@
-"""Measure the workloads of BENCHMARKS.md: ms/step, floors, PyTorch side by side.
+"""Measure the workloads of checks/benchmarks/README.md: ms/step, floors, PyTorch side by side.
 
     python -m checks.tools.bench            # the full measurement (a few minutes)
     python -m checks.tools.bench --quick    # a couple of untimed steps, so it cannot rot

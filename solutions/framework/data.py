@@ -1,6 +1,6 @@
 """Provided: the data sets and tasks the chapters train on, as plain NumPy arrays.
 
-- 2-D classification sets: `make_moons` (exactly as BENCHMARKS.md defines it, so every
+- 2-D classification sets: `make_moons` (exactly as `checks/benchmarks/README.md` defines it, so every
   framework in the benchmark sees the same points), `make_circles`, `make_spirals`;
   and `iterate_minibatches` to walk through them.
 - The digit-reversal task of benchmark W3: `reversal_batch`.
@@ -38,7 +38,7 @@ def _noisy_shuffled(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Add Gaussian noise to the points, shuffle points and labels together, cast."""
     n = len(points)
-    # The noise is drawn before the permutation: BENCHMARKS.md fixes this order.
+    # The noise is drawn before the permutation: checks/benchmarks/README.md fixes this order.
     X = points + rng.normal(0.0, noise, (n, 2))
     order = rng.permutation(n)
     return X[order].astype(dtype), labels[order]
@@ -54,7 +54,7 @@ def make_moons(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half circles: `n` points `X` (n, 2) and labels `y` (n,) int64.
 
-    Exactly the recipe of BENCHMARKS.md: the upper moon `(cos t, sin t)` (label 0)
+    Exactly the recipe of `checks/benchmarks/README.md`: the upper moon `(cos t, sin t)` (label 0)
     holds `n // 2` points, the lower moon `(1 - cos t, 0.5 - sin t)` (label 1) the
     rest, `t` evenly spaced over [0, pi]; then noise N(0, noise²) and a shuffle, both
     from `np.random.default_rng(seed)`. Computed in float64, then cast to `dtype`.
