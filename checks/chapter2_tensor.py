@@ -2,9 +2,10 @@
 
 Op exercises (2.3–2.9) are graded through each result's `grad_fn` with the graders'
 own walk and a random cotangent, against float64 central differences, so they do not
-depend on the learner's walk (2.10). Each op check also compares the forward value,
-the result's dtype (float32 in, float32 out) and the gradients' shapes and dtypes with
-NumPy. The walk (2.10) is graded on graphs of Functions written here, so it does not
+depend on the learner's walk (1.7) or hook (2.10). Each op check also compares the
+forward value, the result's dtype (float32 in, float32 out) and the gradients' shapes and
+dtypes with NumPy. `Tensor.backward` (Chapter 1's walk with the tensor's hook
+`receive_grad`, 2.10) is graded on graphs of Functions written here, so it does not
 depend on the op exercises.
 """
 
@@ -726,7 +727,7 @@ def test_getitem_with_two_index_arrays(seed):
     getitem_check(x, index, seed, "x[[0, 0, 2], [1, 1, 0]] of shape (3, 2)")
 
 
-# -- 2.10 Tensor.backward: graded on Functions written here ----------------------------------------
+# -- 2.10 Tensor.backward (chapter 1's walk, the tensor's hook): graded on Functions written here --
 
 
 class Times(fw.Function):
@@ -912,8 +913,8 @@ def test_a_second_backward_through_a_freed_graph_is_an_error():
         )
         return
     raise AssertionError(
-        "a second backward() through a freed graph raised nothing; release(node) after "
-        "using each node's grad_fn unless retain_graph=True"
+        "a second backward() through a freed graph raised nothing; the walk (exercise 1.7) "
+        "calls node.release() after each node's rule unless retain_graph=True"
     )
 
 

@@ -90,14 +90,16 @@ EXERCISES = [
     Exercise(
         "1.6", "Topological order", 15, ("autodiff.py",),
         "1.6 Walking the graph in order",
-        "Use an explicit stack, not recursion, and a visited set of id(node): each node "
-        "must appear once, after all its parents.",
+        "Use an explicit stack, not recursion, and a visited set of the nodes themselves: "
+        "each node must appear once, after all its parents.",
     ),
     Exercise(
-        "1.7", "Backward", 20, ("autodiff.py",),
+        "1.7", "Backward: the one reverse walk", 20, ("autodiff.py",),
         "1.7 Backward: the reverse walk",
-        "Walk reversed(topological_order(self)); seed self.grad with 1; add (+=) each "
-        "parent's share, never assign, so a node used twice gets both contributions.",
+        "backpropagate: a dict {node: gradient} seeded with {root: gradient}; walk "
+        "reversed(topological_order(root)), pop each node's gradient, hand it to "
+        "node.receive_grad, then add each parent's share (never assign: a node used twice "
+        "gets both). Value.receive_grad: a leaf adds, an intermediate node keeps the new grad.",
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
@@ -139,7 +141,7 @@ EXERCISES = [
         "Reshape back to the input shape; permute back with the inverse order np.argsort(axes).",
     ),
     Exercise(
-        "2.8", "Matmul backward", 10, ("tensor.py",),
+        "2.8", "Matmul backward", 15, ("tensor.py",),
         "2.8 Matrix products",
         "dA = G @ Bᵀ and dB = Aᵀ @ G (swap the last two axes); treat 1-D operands as a row "
         "or a column, and unbroadcast batch axes.",
@@ -151,10 +153,10 @@ EXERCISES = [
         "index must receive the sum.",
     ),
     Exercise(
-        "2.10", "Tensor.backward", 10, ("tensor.py",),
+        "2.10", "Tensor.receive_grad", 5, ("tensor.py",),
         "2.10 Backward for tensors",
-        "Keep a dict of gradients by id(node); walk reversed(topological_order(self)); leaves "
-        "accumulate into .grad; release(node) after use unless retain_graph.",
+        "Only a leaf (grad_fn is None) keeps its gradient: the first time a copy of it "
+        "(grad.copy()), then .grad + grad.",
     ),
     # -- chapter 3: neural network primitives (issue 5) ---------------------------------------
     Exercise(

@@ -69,7 +69,10 @@ def framework():
 
 
 def graph_walk(root) -> list:
-    """The graders' own topological order (iterative), independent of the learner's.
+    """The graders' own topological order (iterative), not the engine's `topological_order`.
+
+    It stays independent of the learner's code: ops are graded before 1.6 and 1.7 exist,
+    and a bug in the learner's walk must not fail an op's checks.
 
     A node is marked seen when it is expanded, not when it is pushed: a parent that is
     also reached by a longer path (y and y + f(y), a residual) must still come out

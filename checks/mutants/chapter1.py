@@ -31,11 +31,6 @@ MUTANTS = [
         "    return g, 0.0\n",
     ),
     Mutant(
-        "1.2", "add builds a new rule for every node", "autodiff.py",
-        "(self, other), _add_backward, \"+\")",
-        "(self, other), lambda g: (g, g), \"+\")",
-    ),
-    Mutant(
         "1.3", "pow's derivative uses n instead of n - 1", "autodiff.py",
         "(g * n * a ** (n - 1),)",
         "(g * n * a**n,)",
@@ -91,34 +86,56 @@ MUTANTS = [
         "            visit(parent)\n        order.append(node)\n\n    visit(root)\n    return order\n",
     ),
     Mutant(
-        "1.7", "gradient overwritten instead of accumulated", "autodiff.py",
-        "                    parent.grad += grad\n",
-        "                    parent.grad = grad\n",
-    ),
-    Mutant(
-        "1.7", "a two-parent node overwrites its second parent's gradient", "autodiff.py",
-        "                second.grad += grads[1]\n",
-        "                second.grad = grads[1]\n",
-    ),
-    Mutant(
-        "1.7", "a two-parent node gives both parents the first share", "autodiff.py",
-        "                second.grad += grads[1]\n",
-        "                second.grad += grads[0]\n",
-    ),
-    Mutant(
-        "1.7", "only two-parent nodes pass their shares on", "autodiff.py",
-        "                for parent, grad in zip(node.parents, grads):\n"
-        "                    parent.grad += grad\n",
-        "                pass\n",
-    ),
-    Mutant(
-        "1.7", "intermediate gradients not reset between calls", "autodiff.py",
-        "            if node.grad_fn is not None:\n                node.grad = 0.0\n",
-        "            pass\n",
+        "1.7", "contributions to one node overwrite each other", "autodiff.py",
+        "grads[parent] = share if parent not in grads else grads[parent] + share",
+        "grads[parent] = share",
     ),
     Mutant(
         "1.7", "walk in topological, not reverse, order", "autodiff.py",
-        "        for node in reversed(order):\n            if node.grad_fn is None:\n",
-        "        for node in order:\n            if node.grad_fn is None:\n",
+        "for node in reversed(topological_order(root)):",
+        "for node in topological_order(root):",
+    ),
+    Mutant(
+        "1.7", "the root's gradient ignored: the walk starts from 1", "autodiff.py",
+        "grads = {root: gradient}",
+        "grads = {root: 1.0}",
+    ),
+    Mutant(
+        "1.7", "a share of None is added like a number", "autodiff.py",
+        "            if share is not None:\n"
+        "                grads[parent] = share if parent not in grads else grads[parent] + share\n",
+        "            grads[parent] = share if parent not in grads else grads[parent] + share\n",
+    ),
+    Mutant(
+        "1.7", "retain_graph ignored: every node is released", "autodiff.py",
+        "        if not retain_graph:\n            node.release()\n",
+        "        node.release()\n",
+    ),
+    Mutant(
+        "1.7", "the graph is never released", "autodiff.py",
+        "        if not retain_graph:\n            node.release()\n",
+        "",
+    ),
+    Mutant(
+        "1.7", "a node is released before its rule runs", "autodiff.py",
+        "        node.receive_grad(grad)\n",
+        "        node.receive_grad(grad)\n        if not retain_graph and node.grad_fn is not None:\n"
+        "            node.release()\n",
+    ),
+    Mutant(
+        "1.7", "the walk keeps the last graph in a module global", "autodiff.py",
+        "    for node in reversed(topological_order(root)):\n",
+        "    global _last_walk\n    _last_walk = topological_order(root)\n"
+        "    for node in reversed(_last_walk):\n",
+    ),
+    Mutant(
+        "1.7", "leaf gradients overwritten instead of accumulated", "autodiff.py",
+        "            self.grad += grad\n",
+        "            self.grad = grad\n",
+    ),
+    Mutant(
+        "1.7", "intermediate gradients accumulate across calls", "autodiff.py",
+        "        else:\n            self.grad = grad\n",
+        "        else:\n            self.grad += grad\n",
     ),
 ]

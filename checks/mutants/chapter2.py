@@ -200,39 +200,19 @@ MUTANTS = [
     ),
     # -- 2.10 Tensor.backward
     Mutant(
-        "2.10", "the walk overwrites leaf grads instead of accumulating", "tensor.py",
-        "node.grad = grad.copy() if node.grad is None else node.grad + grad",
-        "node.grad = grad.copy()",
+        "2.10", "a leaf's grad overwritten instead of accumulated", "tensor.py",
+        "self.grad = grad.copy() if self.grad is None else self.grad + grad",
+        "self.grad = grad.copy()",
     ),
     Mutant(
         "2.10", "a leaf's first grad is the incoming array, not a copy", "tensor.py",
-        "node.grad = grad.copy() if node.grad is None else node.grad + grad",
-        "node.grad = grad if node.grad is None else node.grad + grad",
+        "self.grad = grad.copy() if self.grad is None else self.grad + grad",
+        "self.grad = grad if self.grad is None else self.grad + grad",
     ),
     Mutant(
-        "2.10", "contributions to one node overwrite each other", "tensor.py",
-        "grads[parent] = parent_grad if parent not in grads else grads[parent] + parent_grad",
-        "grads[parent] = parent_grad",
-    ),
-    Mutant(
-        "2.10", "retain_graph ignored: the graph is always freed", "tensor.py",
-        "            if not retain_graph:\n                release(node)\n",
-        "            release(node)\n",
-    ),
-    Mutant(
-        "2.10", "the graph is never freed", "tensor.py",
-        "            if not retain_graph:\n                release(node)\n",
-        "",
-    ),
-    Mutant(
-        "2.10", "walk in topological, not reverse, order", "tensor.py",
-        "for node in reversed(topological_order(self)):",
-        "for node in topological_order(self):",
-    ),
-    Mutant(
-        "2.10", "the walk keeps the last graph in a class attribute", "tensor.py",
-        "        for node in reversed(topological_order(self)):\n",
-        "        Tensor.last_walk = topological_order(self)\n"
-        "        for node in reversed(Tensor.last_walk):\n",
+        "2.10", "intermediate results keep a grad too", "tensor.py",
+        "        if self.grad_fn is None:\n"
+        "            self.grad = grad.copy() if self.grad is None else self.grad + grad\n",
+        "        self.grad = grad.copy() if self.grad is None else self.grad + grad\n",
     ),
 ]

@@ -2,12 +2,14 @@
 
 The engine knows nothing about scalars. A node is anything with
 
-- `parents`: the nodes it was computed from (empty for a leaf), and
+- `parents`: the nodes it was computed from (empty for a leaf),
 - `grad_fn`: a rule mapping the gradient of the node to its parents' gradients
-  (a vector-Jacobian product), or None for a leaf.
+  (a vector-Jacobian product), or None for a leaf, and
+- `receive_grad(grad)`: what the node does with its finished gradient.
 
-`topological_order` and the backward walk only use these two attributes, so
-Chapter 2's `Tensor` runs on the same engine. No rule ever captures the node it
+`topological_order` and `backpropagate`, the one reverse walk, use only these,
+so Chapter 2's `Tensor` runs on the same engine: `Value.backward` and
+`Tensor.backward` both call `backpropagate`. No rule ever captures the node it
 belongs to: a node points to its parents, never back to itself, so a graph is
 freed by reference counting alone, without waiting for the garbage collector.
 """
@@ -78,6 +80,33 @@ def topological_order(root) -> list:
             pending.pop()
             order.append(path.pop())
     return order
+    ### END SOLUTION
+
+
+def backpropagate(root, gradient, retain_graph: bool = True) -> None:
+    """Reverse-mode autodiff: give every node `root` depends on its gradient d(root)/d(node).
+
+    `gradient` is root's own (1 for a scalar loss). A node's gradient is the sum of
+    the shares its children's rules send it (the chain rule, summed over paths); in
+    reversed topological order every child comes first, so it is finished when the
+    node is reached, and goes to `node.receive_grad`. A share of None (an input that
+    needs no gradient) is skipped. Unless `retain_graph`, each non-leaf node is
+    `release()`d once its rule has run.
+    """
+    ### BEGIN SOLUTION 1.7
+    grads = {root: gradient}
+    for node in reversed(topological_order(root)):
+        grad = grads.pop(node, None)
+        if grad is None:  # no path from root carried a gradient here
+            continue
+        node.receive_grad(grad)
+        if node.grad_fn is None:
+            continue
+        for parent, share in zip(node.parents, node.grad_fn(grad)):
+            if share is not None:
+                grads[parent] = share if parent not in grads else grads[parent] + share
+        if not retain_graph:
+            node.release()
     ### END SOLUTION
 
 
@@ -255,29 +284,22 @@ class Value:
         return Value(c, (self,), lambda g, c=c: (g * c * (1.0 - c),), "sigmoid")
         ### END SOLUTION
 
-    # -- exercise 1.7 ----------------------------------------------------------
+    # -- exercise 1.7: how a Value takes its gradient from the walk ----------
+
+    def receive_grad(self, grad: float) -> None:
+        """The walk's hook: a leaf adds grad to `.grad` (accumulating across calls, as in
+        PyTorch; zero it between steps); an intermediate node keeps this call's grad."""
+        ### BEGIN SOLUTION 1.7
+        if self.grad_fn is None:
+            self.grad += grad
+        else:
+            self.grad = grad
+        ### END SOLUTION
 
     def backward(self) -> None:
         """Fill `.grad` of every node this one depends on with d(self)/d(node).
 
         Leaves accumulate (+=) across calls, as in PyTorch; zero them between steps.
-        Intermediate nodes start from zero on every call.
+        A Value graph is kept, so backward() may run on it again.
         """
-        ### BEGIN SOLUTION 1.7
-        order = topological_order(self)
-        for node in order:
-            if node.grad_fn is not None:
-                node.grad = 0.0
-        self.grad += 1.0
-        for node in reversed(order):
-            if node.grad_fn is None:
-                continue
-            grads = node.grad_fn(node.grad)
-            if len(grads) == 2:  # most nodes: unpacking two parents costs far less than a zip
-                first, second = node.parents
-                first.grad += grads[0]
-                second.grad += grads[1]
-            else:
-                for parent, grad in zip(node.parents, grads):
-                    parent.grad += grad
-        ### END SOLUTION
+        backpropagate(self, 1.0)

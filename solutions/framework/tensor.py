@@ -4,8 +4,10 @@ Every op is a `Function`: `forward(ctx, *arrays)` computes the result with NumPy
 and saves what the gradient needs on `ctx`; `backward(ctx, grad)` returns one
 gradient per positional input (None for inputs that are not tensors). The
 output tensor's `parents` are its inputs that require grad and its `grad_fn`
-maps its gradient to theirs, exactly the protocol `topological_order` walks.
-Forward code is provided; the backward rules and the walk are the exercises.
+maps its gradient to theirs, exactly the protocol Chapter 1's walk
+(`autodiff.backpropagate`) follows; `Tensor.receive_grad` is how a tensor takes
+its gradient from it. Forward code is provided; the backward rules and that hook
+are the exercises.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import autodiff
-from .autodiff import topological_order
+from .autodiff import backpropagate
 
 Shape = tuple[int, ...]
 Axis = int | tuple[int, ...] | None
@@ -126,12 +128,6 @@ def _freed(grad: np.ndarray) -> tuple:
         "backward: this graph was already freed by an earlier backward(); pass "
         "retain_graph=True to the first backward() to walk a graph twice, or rebuild it"
     )
-
-
-def release(node: Tensor) -> None:
-    """Drop what backward no longer needs, so memory is returned as the walk goes."""
-    node.grad_fn = _freed
-    node.parents = ()
 
 
 class Function:
@@ -800,7 +796,21 @@ class Tensor:
         self.requires_grad = requires_grad
         return self
 
-    # -- exercise 2.10: the walk, with arrays ---------------------------------------------------
+    # -- exercise 2.10: how a tensor takes its gradient from the walk ----------------------------
+
+    def receive_grad(self, grad: np.ndarray) -> None:
+        """The walk's hook: a leaf adds grad to `.grad`, in an array of its own (the walk's may be
+        shared with another node); an intermediate result keeps nothing."""
+        ### BEGIN SOLUTION 2.10
+        if self.grad_fn is None:
+            self.grad = grad.copy() if self.grad is None else self.grad + grad
+        ### END SOLUTION
+
+    def release(self) -> None:
+        """The walk's other hook (retain_graph=False): once this node's rule has run, drop the
+        rule and the parents, so memory is returned as the walk goes."""
+        self.grad_fn = _freed
+        self.parents = ()
 
     def backward(self, gradient=None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) · gradient into `.grad` of every leaf that requires grad.
@@ -824,21 +834,7 @@ class Tensor:
         gradient = _as_array(gradient, self.data.dtype)
         if gradient.shape != self.shape:
             raise ValueError(f"backward: gradient shape {gradient.shape} ≠ tensor shape {self.shape}")
-        ### BEGIN SOLUTION 2.10
-        grads = {self: gradient}
-        for node in reversed(topological_order(self)):
-            grad = grads.pop(node, None)
-            if grad is None:
-                continue
-            if node.grad_fn is None:
-                node.grad = grad.copy() if node.grad is None else node.grad + grad
-                continue
-            for parent, parent_grad in zip(node.parents, node.grad_fn(grad)):
-                if parent_grad is not None:
-                    grads[parent] = parent_grad if parent not in grads else grads[parent] + parent_grad
-            if not retain_graph:
-                release(node)
-        ### END SOLUTION
+        backpropagate(self, gradient, retain_graph)
 
     # -- arithmetic -----------------------------------------------------------------------------
 

@@ -99,8 +99,8 @@ def _walk(root) -> list:
     An iterative depth-first search over `parents` in their stored order: the
     order depends only on the graph (never on memory addresses), and a chain of
     thousands of nodes does not hit Python's recursion limit. `id` only tells
-    visited nodes apart. (The same walk as the engine's `topological_order`,
-    repeated here so this module works on any object with `parents`.)
+    visited nodes apart. (Not the engine's `topological_order`: that is the learner's
+    exercise 1.6, and the notebook draws graphs before it is written.)
     """
     order = []
     seen = {id(root)}
