@@ -540,21 +540,21 @@ class Bare:
 
 
 def bare_graph(log):
-    """out = f(h, x), h = 3·x; y reaches out only through a share of None."""
-    x, y = Bare("x", log=log), Bare("y", log=log)
-    h = Bare("h", (x, y), lambda g: (3 * g, None), log)
-    out = Bare("out", (h, x), lambda g: (2 * g, 5 * g), log)
-    return x, y, h, out
+    """out = f(h, x, y), h = f(x, y, z): h's rule gives y and z None, so z gets no gradient."""
+    x, y, z = Bare("x", log=log), Bare("y", log=log), Bare("z", log=log)
+    h = Bare("h", (x, y, z), lambda g: (3 * g, None, None), log)
+    out = Bare("out", (h, x, y), lambda g: (2 * g, 5 * g, 7 * g), log)
+    return x, y, z, h, out
 
 
 @check("1.7")
 @given(g=cotangents)
 def test_backpropagate_hands_each_node_its_gradient_once(g):
     """backpropagate(root, g): each node receives d(root)/d(node)·g once; a None share is skipped."""
-    x, y, h, out = bare_graph([])
+    x, y, z, h, out = bare_graph([])
     fw.autodiff.backpropagate(out, g)
-    got = {n.name: n.received for n in (x, y, h, out)}
-    expected = {"x": [5 * g + 6 * g], "y": [], "h": [2 * g], "out": [g]}
+    got = {n.name: n.received for n in (x, y, z, h, out)}
+    expected = {"x": [5 * g + 6 * g], "y": [7 * g], "z": [], "h": [2 * g], "out": [g]}
     assert got.keys() == expected.keys() and all(
         len(got[k]) == len(expected[k]) and np.allclose(got[k], expected[k]) for k in got
     ), f"backpropagate(out, {g}): the nodes received {got}, expected {expected}"
