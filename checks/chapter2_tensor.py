@@ -838,9 +838,11 @@ def leaf_grads_after(spec, xs, cotangent, calls: int = 1, retain: bool = False) 
 
 @probe("2.10")
 def probe_backward(fw):
+    leaf = fw.Tensor([1.0, 2.0], requires_grad=True)
+    leaf.receive_grad(np.array([0.5, 1.0], dtype=np.float32))  # the hook alone first: 2.10's own code
     x = fw.Tensor([1.0, 2.0], requires_grad=True)
-    Total.apply(Times.apply(x, Plus.apply(x, x))).backward()
-    return {"∇ Σ x·(x + x) at [1, 2]": x.grad}
+    Total.apply(Times.apply(x, Plus.apply(x, x))).backward()  # then through the walk (1.7)
+    return {"grad of a leaf after receive_grad([0.5, 1])": leaf.grad, "∇ Σ x·(x + x) at [1, 2]": x.grad}
 
 
 @check("2.10")
