@@ -1051,6 +1051,25 @@ def test_a_steps_graph_is_freed_without_the_garbage_collector():
 
 
 @check("2.10")
+def test_backward_frees_the_graph_while_the_loss_is_kept():
+    """With gc disabled, after backward() an intermediate dies with its name even while the loss lives."""
+    gc.disable()
+    try:
+        x = fw.Tensor(np.linspace(-1, 1, 6).reshape(2, 3), requires_grad=True)
+        hidden = Tanh.apply(Times.apply(x, x))
+        loss = Total.apply(hidden)
+        loss.backward()
+        watched = weakref.ref(hidden)
+        del hidden
+        assert watched() is None, (
+            "after backward() the loss still holds its graph: release() must drop a node's "
+            "parents as well as its rule, so memory returns even while the loss is kept for printing"
+        )
+    finally:
+        gc.enable()
+
+
+@check("2.10")
 def test_backward_through_a_chain_of_10000_ops():
     """A chain 10,000 ops deep: no recursion limit, and the gradient 0.5¹⁰⁰⁰⁰ · 2¹⁰⁰⁰⁰ = 1."""
     x = fw.Tensor([1.0, -2.0], requires_grad=True)

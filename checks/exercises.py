@@ -153,10 +153,10 @@ EXERCISES = [
         "index must receive the sum.",
     ),
     Exercise(
-        "2.10", "Tensor.receive_grad", 5, ("tensor.py",),
+        "2.10", "Tensor.receive_grad and release", 5, ("tensor.py",),
         "2.10 Backward for tensors",
-        "Only a leaf (grad_fn is None) keeps its gradient: the first time a copy of it "
-        "(grad.copy()), then .grad + grad.",
+        "receive_grad: only a leaf (grad_fn is None) keeps its gradient, the first time a copy "
+        "(grad.copy()), then .grad + grad. release: grad_fn becomes _freed, parents ().",
     ),
     # -- chapter 3: neural network primitives (issue 5) ---------------------------------------
     Exercise(

@@ -246,7 +246,7 @@ class Value:
     # -- exercise 1.7: how a Value takes its gradient from the walk ----------
 
     def receive_grad(self, grad: float) -> None:
-        """The walk's hook: a leaf adds grad to `.grad` (accumulating across calls, as in
+        """The walk's hook: a leaf does .grad ← .grad + grad (accumulating across calls, as in
         PyTorch; zero it between steps); an intermediate node keeps this call's grad."""
         ### BEGIN SOLUTION 1.7
         raise NotImplementedError("Exercise 1.7: Backward: the one reverse walk — see chapters/01_autodiff.ipynb, '1.7 Backward: the reverse walk'")

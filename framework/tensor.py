@@ -737,20 +737,22 @@ class Tensor:
         self.requires_grad = requires_grad
         return self
 
-    # -- exercise 2.10: how a tensor takes its gradient from the walk ----------------------------
+    # -- exercise 2.10: the tensor's hooks, how it takes its gradient and frees its graph -------
 
     def receive_grad(self, grad: np.ndarray) -> None:
-        """The walk's hook: a leaf adds grad to `.grad`, in an array of its own (the walk's may be
-        shared with another node); an intermediate result keeps nothing."""
+        """The walk's hook: a leaf does .grad ← .grad + grad (a copy of grad the first time: the
+        walk's array may be shared with another node); an intermediate result keeps nothing."""
         ### BEGIN SOLUTION 2.10
-        raise NotImplementedError("Exercise 2.10: Tensor.receive_grad — see chapters/02_tensor.ipynb, '2.10 Backward for tensors'")
+        raise NotImplementedError("Exercise 2.10: Tensor.receive_grad and release — see chapters/02_tensor.ipynb, '2.10 Backward for tensors'")
         ### END SOLUTION
 
     def release(self) -> None:
         """The walk's other hook (retain_graph=False): once this node's rule has run, drop the
-        rule and the parents, so memory is returned as the walk goes."""
-        self.grad_fn = _freed
-        self.parents = ()
+        rule (with the arrays its ctx saved) and the parents, so memory is returned as the walk
+        goes; a later backward through the node calls `_freed`, which says so."""
+        ### BEGIN SOLUTION 2.10
+        raise NotImplementedError("Exercise 2.10: Tensor.receive_grad and release — see chapters/02_tensor.ipynb, '2.10 Backward for tensors'")
+        ### END SOLUTION
 
     def backward(self, gradient=None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) · gradient into `.grad` of every leaf that requires grad.

@@ -63,4 +63,9 @@ ALTERNATIVES = [
         "        if self.grad is None:\n            self.grad = np.array(grad, copy=True)\n"
         "        else:\n            self.grad = self.grad + grad\n",
     ),
+    Mutant(
+        "2.10", "release in one assignment", "tensor.py",
+        "        self.grad_fn = _freed\n        self.parents = ()\n",
+        "        self.grad_fn, self.parents = _freed, ()\n",
+    ),
 ]

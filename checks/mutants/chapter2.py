@@ -198,7 +198,7 @@ MUTANTS = [
         "grad_a = np.zeros(ctx.shape, dtype=grad.dtype)",
         "grad_a = np.ones(ctx.shape, dtype=grad.dtype)",
     ),
-    # -- 2.10 Tensor.backward
+    # -- 2.10 the tensor's hooks
     Mutant(
         "2.10", "a leaf's grad overwritten instead of accumulated", "tensor.py",
         "self.grad = grad.copy() if self.grad is None else self.grad + grad",
@@ -214,5 +214,15 @@ MUTANTS = [
         "        if self.grad_fn is None:\n"
         "            self.grad = grad.copy() if self.grad is None else self.grad + grad\n",
         "        self.grad = grad.copy() if self.grad is None else self.grad + grad\n",
+    ),
+    Mutant(
+        "2.10", "release drops the rule but keeps the parents", "tensor.py",
+        "        self.grad_fn = _freed\n        self.parents = ()\n",
+        "        self.grad_fn = _freed\n",
+    ),
+    Mutant(
+        "2.10", "release drops the parents but keeps the rule", "tensor.py",
+        "        self.grad_fn = _freed\n        self.parents = ()\n",
+        "        self.parents = ()\n",
     ),
 ]

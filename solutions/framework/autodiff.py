@@ -287,7 +287,7 @@ class Value:
     # -- exercise 1.7: how a Value takes its gradient from the walk ----------
 
     def receive_grad(self, grad: float) -> None:
-        """The walk's hook: a leaf adds grad to `.grad` (accumulating across calls, as in
+        """The walk's hook: a leaf does .grad ← .grad + grad (accumulating across calls, as in
         PyTorch; zero it between steps); an intermediate node keeps this call's grad."""
         ### BEGIN SOLUTION 1.7
         if self.grad_fn is None:
