@@ -1134,18 +1134,21 @@ def test_generate_encodes_once_in_eval_mode_without_a_graph(case):
     rng = np.random.default_rng(case[-1])
     src, _ = tokens(case, rng)
     calls, modes = [], []
-    for layer in model.encoder.layers:
-        def counted(*args, layer=layer, original=layer.forward, **kwargs):
-            calls.append(layer)
+
+    def recorded(module, counts: bool) -> None:
+        """Wrap module.forward to note (grad enabled, training) at each call, and count it."""
+        def forward(*args, original=module.forward, **kwargs):
+            modes.append((fw.is_grad_enabled(), module.training))
+            if counts:
+                calls.append(module)
             return original(*args, **kwargs)
-        layer.forward = counted
-    original_output = model.output.forward
+        module.forward = forward
 
-    def recorded(x):
-        modes.append((fw.is_grad_enabled(), model.output.training))
-        return original_output(x)
-
-    model.output.forward = recorded
+    # encoder layers, decoder layers and the output layer: whichever the learner's code calls
+    for layer in model.encoder.layers:
+        recorded(layer, counts=True)
+    for module in (*model.decoder.layers, model.output):
+        recorded(module, counts=False)
     eos_id = case[4] - 1
     model.output.bias.data[eos_id] -= 100.0  # EOS never wins: all 5 steps run
     model.train()

@@ -169,13 +169,13 @@ MUTANTS = [
     ),
     Mutant(
         "2.8", "matmul's B-gradient uses A, not Aᵀ", "tensor.py",
-        "grad_b2 = unbroadcast(np.swapaxes(a2, -1, -2) @ grad, b2.shape)",
-        "grad_b2 = unbroadcast(np.swapaxes(a2 @ grad, -1, -2), b2.shape)",
+        "grad_b = unbroadcast(np.swapaxes(a2, -1, -2) @ grad, b2.shape)",
+        "grad_b = unbroadcast(np.swapaxes(a2 @ grad, -1, -2), b2.shape)",
     ),
     Mutant(
-        "2.8", "batched A with a 2-D B: batch axes not summed", "tensor.py",
-        "grad_b2 = a2.reshape(-1, k).T @ grad.reshape(-1, n)",
-        "grad_b2 = np.swapaxes(a2, -1, -2) @ grad",
+        "2.8", "batched A with a 2-D B: batch axes averaged, not summed", "tensor.py",
+        "grad_b = unbroadcast(np.swapaxes(a2, -1, -2) @ grad, b2.shape)",
+        "grad_b = (np.swapaxes(a2, -1, -2) @ grad).mean(axis=tuple(range(grad.ndim - b2.ndim)))",
     ),
     Mutant(
         "2.8", "matmul with a 1-D A: the gradient is not made a row", "tensor.py",

@@ -54,7 +54,7 @@ MUTANTS = [
     ),
     Mutant(
         "3.2", "Linear bias gradient not summed over the batch (first row only)", F,
-        "grad_b = ones @ grad2 if ctx.needs_input_grad[2] else None",
+        "grad_b = grad2.sum(axis=0) if ctx.needs_input_grad[2] else None",
         "grad_b = grad2[0] if ctx.needs_input_grad[2] else None",
     ),
     Mutant(
@@ -86,7 +86,7 @@ MUTANTS = [
     # -- 3.4 cross-entropy
     Mutant(
         "3.4", "cross-entropy normalised over the wrong axis (the batch)", F,
-        "total = e @ np.ones((e.shape[1], 1), dtype=e.dtype)",
+        "total = e.sum(axis=1, keepdims=True)",
         "total = e.sum(axis=0, keepdims=True)",
     ),
     Mutant(

@@ -29,40 +29,39 @@ MUTANTS = [
     # -- 5.2 LayerNorm
     Mutant(
         "5.2", "unbiased variance (÷ n - 1)", F,
-        "inv_std = 1 / np.sqrt(np.square(x_hat) @ average + eps)",
-        "inv_std = 1 / np.sqrt(np.square(x_hat).sum(axis=1, keepdims=True) / max(size - 1, 1) "
-        "+ eps)",
+        "variance = (centred**2).mean(axis=1, keepdims=True)",
+        "variance = (centred**2).sum(axis=1, keepdims=True) / max(size - 1, 1)",
     ),
     Mutant(
         "5.2", "mean over the wrong axis (the batch)", F,
-        "x_hat = x2 - x2 @ average",
-        "x_hat = x2 - x2.mean(axis=0, keepdims=True)",
+        "centred = x2 - x2.mean(axis=1, keepdims=True)",
+        "centred = x2 - x2.mean(axis=0, keepdims=True)",
     ),
     Mutant(
         "5.2", "eps added outside the square root", F,
-        "inv_std = 1 / np.sqrt(np.square(x_hat) @ average + eps)",
-        "inv_std = 1 / (np.sqrt(np.square(x_hat) @ average) + eps)",
+        "inv_std = 1 / np.sqrt(variance + eps)",
+        "inv_std = 1 / (np.sqrt(variance) + eps)",
     ),
     Mutant(
         "5.2", "backward without the mean of ĝ", F,
-        "            grad_x -= g2 @ w_mean\n",
-        "",
+        "g_hat - mean_g_hat - x_hat * mean_g_hat_x_hat",
+        "g_hat - x_hat * mean_g_hat_x_hat",
     ),
     Mutant(
         "5.2", "backward forgets the weight in ∂x", F,
-        "            grad_x = g2 * w\n",
-        "            grad_x = g2.copy()\n",
+        "g_hat = g2 if weight is None else g2 * weight.reshape(-1)",
+        "g_hat = g2",
     ),
     Mutant(
         "5.2", "bias gradient of the first row only", F,
-        "grad_b = (ones @ g2).reshape(bias_shape)",
+        "grad_b = g2.sum(axis=0).reshape(bias_shape)",
         "grad_b = g2[0].reshape(bias_shape)",
     ),
     # -- 5.3 scaled dot-product attention
     Mutant(
         "5.3", "scale missing", F,
-        "        scores *= scale\n",
-        "",
+        "scores = (query @ np.swapaxes(key, -1, -2)) * scale",
+        "scores = query @ np.swapaxes(key, -1, -2)",
     ),
     Mutant(
         "5.3", "scale 1/E instead of 1/√E", F,
@@ -86,23 +85,19 @@ MUTANTS = [
         "            scores = scores + attn_mask.astype(scores.dtype, copy=False)\n"
         "        top = scores.max(axis=-1, keepdims=True)\n"
         "        top[np.isneginf(top)] = 0  # a fully masked row: exp(-∞ - 0) = 0, never -∞ + ∞\n"
-        "        scores -= top\n"
-        "        weights = np.exp(scores, out=scores)\n"
-        "        # row sums as a product with ones: faster than .sum(axis=-1) on short rows\n"
-        "        total = weights @ np.ones((source, 1), dtype=weights.dtype)\n"
+        "        weights = np.exp(scores - top)\n"
+        "        total = weights.sum(axis=-1, keepdims=True)\n"
         "        total[total == 0] = 1  # a fully masked row stays 0\n"
-        "        weights /= total\n",
+        "        weights = weights / total\n",
         "            pass\n"
         "        elif attn_mask is not None:\n"
         "            scores = scores + attn_mask.astype(scores.dtype, copy=False)\n"
         "        top = scores.max(axis=-1, keepdims=True)\n"
         "        top[np.isneginf(top)] = 0  # a fully masked row: exp(-∞ - 0) = 0, never -∞ + ∞\n"
-        "        scores -= top\n"
-        "        weights = np.exp(scores, out=scores)\n"
-        "        # row sums as a product with ones: faster than .sum(axis=-1) on short rows\n"
-        "        total = weights @ np.ones((source, 1), dtype=weights.dtype)\n"
+        "        weights = np.exp(scores - top)\n"
+        "        total = weights.sum(axis=-1, keepdims=True)\n"
         "        total[total == 0] = 1  # a fully masked row stays 0\n"
-        "        weights /= total\n"
+        "        weights = weights / total\n"
         "        if attn_mask is not None and attn_mask.dtype == bool:\n"
         "            weights = weights * attn_mask\n",
     ),
@@ -123,12 +118,12 @@ MUTANTS = [
     ),
     Mutant(
         "5.3", "backward without the Σ ∂P ⊙ P term", F,
-        "        grad_p -= row\n",
-        "",
+        "weights * (grad_p - (grad_p * weights).sum(axis=-1, keepdims=True))",
+        "weights * grad_p",
     ),
     Mutant(
         "5.3", "backward forgets the scale", F,
-        "        grad_p *= ctx.scale\n",
+        "        grad_s = grad_s * ctx.scale\n",
         "",
     ),
     # -- 5.4 multi-head attention

@@ -7,6 +7,7 @@ the tree. Layers compute with the fused ops of `nn.functional`.
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
@@ -364,17 +365,22 @@ def load(path) -> dict[str, np.ndarray]:
         return {name: archive[name] for name in archive.files}
 
 
-# chapter 5's layers (nn/transformer.py) build on the ones above, so they are imported last
-from . import transformer  # noqa: E402
-from .transformer import (  # noqa: E402
-    Dropout,
-    Embedding,
-    LayerNorm,
-    MultiheadAttention,
-    PositionalEncoding,
-    Transformer,
-    TransformerDecoder,
-    TransformerDecoderLayer,
-    TransformerEncoder,
-    TransformerEncoderLayer,
+# Chapter 5's layers (nn/transformer.py) are built from the ones above, so this module cannot
+# import them while it runs: each loads on first use (nn.Transformer, nn.transformer, ...),
+# when every name they take from here exists (PEP 562's module __getattr__).
+_TRANSFORMER_LAYERS = (
+    "Dropout", "Embedding", "LayerNorm", "MultiheadAttention", "PositionalEncoding",
+    "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerEncoderLayer",
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "transformer" or name in _TRANSFORMER_LAYERS:
+        transformer = importlib.import_module(f"{__name__}.transformer")
+        return transformer if name == "transformer" else getattr(transformer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_TRANSFORMER_LAYERS, "transformer"})

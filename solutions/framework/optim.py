@@ -5,20 +5,21 @@ their hyperparameters) and one state dict per parameter. `step()` walks the grou
 calls `update(param, grad, state, group)` for every parameter whose `.grad` is set;
 `update` changes the parameter's array in place, with vectorised NumPy. Every rule here
 treats each element on its own, so `step()` runs it once on all of a group's parameters
-joined end to end where it can, the same numbers in far fewer NumPy calls. The update
-rules are exactly PyTorch's, so a model trained here follows the same trajectory as
-the same model in PyTorch. The rules, `clip_grad_norm_` and the warm-up + cosine
-schedule are the exercises; the bookkeeping around them is provided.
+joined end to end where it can (provided, in `framework/_joined.py`): the same numbers
+in far fewer NumPy calls. The update rules are exactly PyTorch's, so a model trained
+here follows the same trajectory as the same model in PyTorch. The rules,
+`clip_grad_norm_` and the warm-up + cosine schedule are the exercises; the bookkeeping
+around them is provided.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
-from itertools import accumulate
+from collections.abc import Iterable
 
 import numpy as np
 
+from ._joined import JoinedSteps
 from .tensor import Tensor
 
 ParamsArgument = Iterable[Tensor] | Iterable[dict]
@@ -55,7 +56,7 @@ class Optimizer:
         self.defaults = defaults
         self.param_groups: list[dict] = []
         self.state: dict[Tensor, dict] = {}
-        self._joined: dict[int, JoinedGroup] = {}  # by group index
+        self._joined = JoinedSteps()  # the one-call-per-group step (framework/_joined.py)
         for group in groups:
             self.add_param_group(group)
 
@@ -111,28 +112,10 @@ class Optimizer:
                         f"{type(self).__name__}.step: a parameter of shape {p.data.shape} has a "
                         f".grad of shape {p.grad.shape}; a gradient has its parameter's shape"
                     )
-            if self.elementwise and len(params) > 1 and self._step_joined(index, params, group):
+            if self.elementwise and self._joined.step(index, params, self.state, self.update, group):
                 continue
             for p in params:
                 self.update(p.data, p.grad, self.state.setdefault(p, {}), group)
-
-    def _step_joined(self, index: int, params: list[Tensor], group: dict) -> bool:
-        """One `update` of all `params` joined end to end; False, doing nothing, if they
-        cannot join: other dtypes, or states that differ in a number (a parameter that had
-        no gradient for a step is a step count behind the others).
-        """
-        dtype = params[0].data.dtype
-        if any(p.data.dtype != dtype or p.grad.dtype != dtype for p in params):
-            return False
-        states = [self.state.setdefault(p, {}) for p in params]
-        joined = self._joined.get(index)
-        if joined is None or not joined.holds(params, states):
-            joined = JoinedGroup.join(params, states)
-            if joined is None:
-                return False
-            self._joined[index] = joined
-        joined.step(self.update, group)
-        return True
 
     def update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
         """Change `param` in place, from its gradient, its state and its group's hyperparameters."""
@@ -211,76 +194,6 @@ def _restored(value, param: Tensor, key: str, name: str):
 def _check_non_negative(name: str, what: str, value: float) -> None:
     if not value >= 0.0:
         raise ValueError(f"{name}: {what}={value} is invalid; it must be >= 0")
-
-
-class JoinedGroup:
-    """A group's parameters, gradients and state joined end to end, for one `update` call.
-
-    Each parameter's state holds views into the joined state arrays (and the shared
-    numbers), so `Optimizer.state` stays per parameter, for `state_dict` and anyone who
-    reads or writes it. The join is kept from step to step while it still holds: the
-    same parameters, and states that still hold exactly what the join handed them.
-    """
-
-    def __init__(self, params: list[Tensor], states: list[dict], joined: dict) -> None:
-        self.params, self.states, self.state = params, states, joined
-        sizes = [p.data.size for p in params]
-        self.flat = np.empty(sum(sizes), params[0].data.dtype)
-        self.grad = np.empty_like(self.flat)
-        stops = list(accumulate(sizes))
-        self.spans = list(zip([0, *stops[:-1]], stops))
-        self.param_views = [self.flat[a:b].reshape(p.data.shape)
-                            for p, (a, b) in zip(params, self.spans)]
-        self.handed: list[dict] = [{} for _ in params]  # what each state was given, by key
-        self.viewed: dict = {}  # the joined arrays the states hold views of, by key
-        self.hand_out()
-
-    @classmethod
-    def join(cls, params: list[Tensor], states: list[dict]) -> JoinedGroup | None:
-        """The states joined: arrays end to end, equal numbers shared; None if they differ."""
-        keys = states[0].keys()
-        if any(state.keys() != keys for state in states):
-            return None
-        joined = {}
-        for key in keys:
-            values = [state[key] for state in states]
-            arrays = [isinstance(v, np.ndarray) for v in values]
-            if all(arrays) and all(v.shape == p.data.shape for v, p in zip(values, params)):
-                joined[key] = np.concatenate([v.ravel() for v in values])
-            elif not any(arrays) and all(v == values[0] for v in values):
-                joined[key] = values[0]
-            else:
-                return None
-        return cls(params, states, joined)
-
-    def holds(self, params: list[Tensor], states: list[dict]) -> bool:
-        """Still the same parameters and shapes, each state holding just what it was handed."""
-        return (len(params) == len(self.params)
-                and all(p is q and p.data.shape == view.shape
-                        for p, q, view in zip(params, self.params, self.param_views))
-                and all(state is own and state.keys() == handed.keys()
-                        and all(state[k] is v for k, v in handed.items())
-                        for state, own, handed in zip(states, self.states, self.handed)))
-
-    def step(self, update: Callable[..., None], group: dict) -> None:
-        """Gather, one `update` on the flat vectors, scatter the parameters back."""
-        np.concatenate([p.data.ravel() for p in self.params], out=self.flat)
-        np.concatenate([p.grad.ravel() for p in self.params], out=self.grad)
-        update(self.flat, self.grad, self.state, group)
-        for p, view in zip(self.params, self.param_views):
-            p.data[...] = view
-        self.hand_out()
-
-    def hand_out(self) -> None:
-        """Give each parameter's state its slice of every joined array, and the numbers."""
-        for key, value in self.state.items():
-            if key in self.viewed and value is self.viewed[key]:  # updated in place: seen already
-                continue
-            whole = isinstance(value, np.ndarray) and value.shape == self.flat.shape
-            if whole:
-                self.viewed[key] = value
-            for p, (a, b), state, handed in zip(self.params, self.spans, self.states, self.handed):
-                state[key] = handed[key] = value[a:b].reshape(p.data.shape) if whole else value
 
 
 # -- exercises 4.1 and 4.2: stochastic gradient descent ------------------------------------------

@@ -607,13 +607,7 @@ class MatMul(Function):
         if ctx.needs_input_grad[0]:
             grad_a = unbroadcast(grad @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)
         if ctx.needs_input_grad[1]:
-            if b2.ndim == 2 and a2.ndim > 2:
-                # (..., K) @ (K, N): fold the batch axes into one 2-D product
-                k, n = b2.shape
-                grad_b2 = a2.reshape(-1, k).T @ grad.reshape(-1, n)
-            else:
-                grad_b2 = unbroadcast(np.swapaxes(a2, -1, -2) @ grad, b2.shape)
-            grad_b = grad_b2.reshape(b.shape)
+            grad_b = unbroadcast(np.swapaxes(a2, -1, -2) @ grad, b2.shape).reshape(b.shape)
         return grad_a, grad_b
         ### END SOLUTION
 

@@ -108,9 +108,7 @@ class LinearFunction(Function):
         grad2 = grad.reshape(-1, weight.shape[0])
         grad_x = (grad2 @ weight).reshape(ctx.x_shape) if ctx.needs_input_grad[0] else None
         grad_w = grad2.T @ x2 if ctx.needs_input_grad[1] else None
-        # column sums as a product with ones: several times faster than grad2.sum(axis=0)
-        ones = np.ones(len(grad2), dtype=grad2.dtype)
-        grad_b = ones @ grad2 if ctx.needs_input_grad[2] else None
+        grad_b = grad2.sum(axis=0) if ctx.needs_input_grad[2] else None
         return grad_x, grad_w, grad_b
         ### END SOLUTION
 
@@ -217,19 +215,17 @@ class CrossEntropy(Function):
         rows = np.arange(n)
         keep = targets != ignore_index
         count = int(np.count_nonzero(keep))
-        picked = targets if count == n else np.where(keep, targets, 0)
+        picked = np.where(keep, targets, 0)  # an ignored row picks class 0; its loss is zeroed
         shifted = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(shifted)
-        # row sums as a product with ones: NumPy's short-row .sum(axis=1) is several times slower
-        total = e @ np.ones((e.shape[1], 1), dtype=e.dtype)
+        total = e.sum(axis=1, keepdims=True)
         log_total = np.log(total[:, 0])
         losses = log_total - shifted[rows, picked]  # -log p[i, yᵢ]
         if label_smoothing:
             # -mean_c log p[i, c] = log Σ eˣ - mean_c shifted
             smooth = log_total - shifted.mean(axis=1)
             losses = (1 - label_smoothing) * losses + label_smoothing * smooth
-        if count < n:
-            losses = losses * keep
+        losses = losses * keep
         ctx.save_for_backward(e, total, rows, picked, keep)
         ctx.reduction, ctx.count, ctx.label_smoothing = reduction, count, label_smoothing
         if reduction == "none":
@@ -387,14 +383,13 @@ class LayerNormFunction(Function):
     def forward(ctx, x, weight, bias, size, eps=1e-5):
         ### BEGIN SOLUTION 5.2
         x2 = x.reshape(-1, size)
-        # row means as a product with a 1/size column: faster than .mean(axis=1) on short rows
-        average = np.full((size, 1), 1 / size, dtype=x.dtype)
-        x_hat = x2 - x2 @ average  # centred, then scaled in place
-        inv_std = 1 / np.sqrt(np.square(x_hat) @ average + eps)
-        x_hat *= inv_std
-        out = x_hat * weight.reshape(-1) if weight is not None else x_hat.copy()
+        centred = x2 - x2.mean(axis=1, keepdims=True)
+        variance = (centred**2).mean(axis=1, keepdims=True)  # biased: divided by size
+        inv_std = 1 / np.sqrt(variance + eps)
+        x_hat = centred * inv_std
+        out = x_hat if weight is None else x_hat * weight.reshape(-1)
         if bias is not None:
-            out += bias.reshape(-1)
+            out = out + bias.reshape(-1)
         ctx.save_for_backward(x_hat, inv_std, weight)
         ### END SOLUTION
         ctx.shapes = x.shape, np.shape(weight), np.shape(bias)
@@ -406,21 +401,14 @@ class LayerNormFunction(Function):
         ### BEGIN SOLUTION 5.2
         x_hat, inv_std, weight = ctx.saved_tensors
         g2 = grad.reshape(x_hat.shape)
-        g_x_hat = g2 * x_hat
-        # column sums (over the rows) as a product with ones
-        ones = np.ones(len(g2), dtype=g2.dtype)
-        grad_w = (ones @ g_x_hat).reshape(weight_shape) if ctx.needs_input_grad[1] else None
-        grad_b = (ones @ g2).reshape(bias_shape) if ctx.needs_input_grad[2] else None
+        grad_w = (g2 * x_hat).sum(axis=0).reshape(weight_shape) if ctx.needs_input_grad[1] else None
+        grad_b = g2.sum(axis=0).reshape(bias_shape) if ctx.needs_input_grad[2] else None
         grad_x = None
         if ctx.needs_input_grad[0]:
-            # with ĝ = g·w, the row means mean(ĝ) and mean(ĝ x̂) are products with the column w/size
-            w = weight.reshape(-1) if weight is not None else np.ones(x_hat.shape[1], x_hat.dtype)
-            w_mean = (w / len(w))[:, None]
-            grad_x = g2 * w
-            grad_x -= g2 @ w_mean
-            grad_x -= x_hat * (g_x_hat @ w_mean)
-            grad_x *= inv_std
-            grad_x = grad_x.reshape(x_shape)
+            g_hat = g2 if weight is None else g2 * weight.reshape(-1)
+            mean_g_hat = g_hat.mean(axis=1, keepdims=True)
+            mean_g_hat_x_hat = (g_hat * x_hat).mean(axis=1, keepdims=True)
+            grad_x = ((g_hat - mean_g_hat - x_hat * mean_g_hat_x_hat) * inv_std).reshape(x_shape)
         return grad_x, grad_w, grad_b
         ### END SOLUTION
 
@@ -457,23 +445,20 @@ class ScaledDotProductAttention(Function):
     def forward(ctx, query, key, value, attn_mask=None, is_causal=False):
         ### BEGIN SOLUTION 5.3
         scale = 1 / math.sqrt(query.shape[-1])
-        scores = query @ np.swapaxes(key, -1, -2)
-        scores *= scale
+        scores = (query @ np.swapaxes(key, -1, -2)) * scale
         length, source = scores.shape[-2:]
         if is_causal:  # query i may look at keys j <= i: -∞ strictly above the diagonal
-            scores += np.triu(np.full((length, source), -np.inf, scores.dtype), 1)
+            scores = scores + np.triu(np.full((length, source), -np.inf, scores.dtype), 1)
         if attn_mask is not None and attn_mask.dtype == bool:
             scores = scores + np.where(attn_mask, 0, -np.inf).astype(scores.dtype)
         elif attn_mask is not None:
             scores = scores + attn_mask.astype(scores.dtype, copy=False)
         top = scores.max(axis=-1, keepdims=True)
         top[np.isneginf(top)] = 0  # a fully masked row: exp(-∞ - 0) = 0, never -∞ + ∞
-        scores -= top
-        weights = np.exp(scores, out=scores)
-        # row sums as a product with ones: faster than .sum(axis=-1) on short rows
-        total = weights @ np.ones((source, 1), dtype=weights.dtype)
+        weights = np.exp(scores - top)
+        total = weights.sum(axis=-1, keepdims=True)
         total[total == 0] = 1  # a fully masked row stays 0
-        weights /= total
+        weights = weights / total
         ctx.save_for_backward(query, key, value, weights)
         ctx.scale = scale
         return weights @ value
@@ -487,15 +472,13 @@ class ScaledDotProductAttention(Function):
         if ctx.needs_input_grad[2]:
             grad_v = unbroadcast(np.swapaxes(weights, -1, -2) @ grad, value.shape)
         grad_p = grad @ np.swapaxes(value, -1, -2)
-        # ∂S = P ⊙ (∂P - Σ ∂P ⊙ P), the softmax rule; the scale folded in once
-        row = (grad_p * weights) @ np.ones((weights.shape[-1], 1), dtype=weights.dtype)
-        grad_p -= row
-        grad_p *= weights
-        grad_p *= ctx.scale
-        grad_q = unbroadcast(grad_p @ key, query.shape) if ctx.needs_input_grad[0] else None
+        # ∂S = P ⊙ (∂P - Σ ∂P ⊙ P), the softmax rule, then the scale of the scores
+        grad_s = weights * (grad_p - (grad_p * weights).sum(axis=-1, keepdims=True))
+        grad_s = grad_s * ctx.scale
+        grad_q = unbroadcast(grad_s @ key, query.shape) if ctx.needs_input_grad[0] else None
         grad_k = None
         if ctx.needs_input_grad[1]:
-            grad_k = unbroadcast(np.swapaxes(grad_p, -1, -2) @ query, key.shape)
+            grad_k = unbroadcast(np.swapaxes(grad_s, -1, -2) @ query, key.shape)
         return grad_q, grad_k, grad_v
         ### END SOLUTION
 
