@@ -1,9 +1,12 @@
-"""Run one exercise's checks in this process and print the results as JSON.
+"""Run one exercise's checks in this process and report the results as JSON.
 
     python -m checks.tools.run_exercise 1.2 [--no-probe] [--stop-at-first-failure]
 
 The grader starts one such process per exercise, under a time limit, so a hang
-or a crash costs that exercise only. Results go to stdout as one JSON object.
+or a crash costs that exercise only. Run by hand, the results go to stdout. The
+grader passes `--report FILE` and writes a nonce to stdin: the results go to FILE
+with that nonce, read before the code under test is imported, so nothing the
+learner's code prints, at exit or otherwise, can pass for a verdict.
 """
 
 from __future__ import annotations
@@ -24,6 +27,11 @@ MAX_MESSAGE = 1500
 def describe(error: BaseException) -> str:
     """A short account of a failure: the message, hypothesis's counterexample, where."""
     message = str(error) or type(error).__name__
+    if isinstance(error, SystemExit):
+        message = (f"the code under test called exit({error.code!r}): a check cannot finish "
+                   "while its code ends the process; remove the exit() call")
+    elif isinstance(error, KeyboardInterrupt):
+        message = "interrupted (KeyboardInterrupt): the remaining checks were not run"
     if not isinstance(error, AssertionError):
         message = f"{type(error).__name__}: {message}"
         frames = [
@@ -53,7 +61,7 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
 
         fw = framework()
         importlib.import_module(CHAPTERS[ex.chapter].grader)
-    except Exception as error:  # a learner's syntax error lands here, once, readably
+    except BaseException as error:  # a learner's syntax error, or exit(), lands here, readably
         result.update(status="error", message="the framework does not import: " + describe(error))
         return result
     checks = [c for c in CHECKS if c.exercise == ex.id]
@@ -65,19 +73,23 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
             result.update(status=status, message=str(error))
             result["checks"] = [{"name": c.name, "passed": False} for c in checks]
             return result
-        except Exception:  # the checks below report it in detail
+        except BaseException:  # the checks below report it in detail
             pass
     for c in checks:
         start = time.perf_counter()
         try:
             c.function()
             entry = {"name": c.name, "passed": True}
-        except Exception as error:
+        # BaseException: exit() in the code under test fails its check, not the whole report
+        except BaseException as error:
             entry = {"name": c.name, "passed": False, "message": describe(error)}
+            interrupted = isinstance(error, KeyboardInterrupt)  # also how Ctrl-C arrives
+        else:
+            interrupted = False
         entry["seconds"] = round(time.perf_counter() - start, 3)
         entry["doc"] = (c.function.__doc__ or "").strip().split("\n")[0]
         result["checks"].append(entry)
-        if stop_at_first_failure and not entry["passed"]:
+        if interrupted or (stop_at_first_failure and not entry["passed"]):
             break
     return result
 
@@ -87,9 +99,15 @@ def main() -> None:
     parser.add_argument("exercise")
     parser.add_argument("--no-probe", action="store_true", help="run every check regardless")
     parser.add_argument("--stop-at-first-failure", action="store_true")
+    parser.add_argument("--report", help="write the results here, with the nonce read from stdin")
     args = parser.parse_args()
+    nonce = sys.stdin.readline().strip() if args.report else None
     result = run(args.exercise, not args.no_probe, args.stop_at_first_failure)
-    sys.stdout.write("\n" + json.dumps(result) + "\n")
+    if args.report is None:
+        sys.stdout.write("\n" + json.dumps(result) + "\n")
+        return
+    with open(args.report, "w", encoding="utf-8") as file:
+        json.dump({"nonce": nonce, "result": result}, file)
 
 
 if __name__ == "__main__":
