@@ -31,22 +31,33 @@ def show(value) -> str:
     return repr(value)
 
 
+def failure(error: BaseException) -> str:
+    if isinstance(error, NotImplementedError):
+        return f"not implemented yet ({str(error).split(':')[0]})"
+    return f"{type(error).__name__}: {error}"
+
+
 def emit(number: int) -> None:
-    """Run in a child process: print every probe's values as JSON."""
+    """Run in a child process: print every probe's values as JSON, each op on its own."""
     import importlib
 
-    from checks.harness import PROBES, framework
+    from checks.harness import PROBES, computed, framework
 
     fw = framework()
     importlib.import_module(chapter(number).grader)
     out = {}
     for ex in chapter(number).exercises:
         try:
-            out[ex.id] = {name: show(v) for name, v in PROBES[ex.id](fw).items()}
-        except NotImplementedError as error:
-            out[ex.id] = {"": f"not implemented yet ({str(error).split(':')[0]})"}
-        except Exception as error:
-            out[ex.id] = {"": f"{type(error).__name__}: {error}"}
+            values = PROBES[ex.id](fw)
+        except BaseException as error:  # exit() in the code compared is shown, not obeyed
+            out[ex.id] = {"": failure(error)}
+            continue
+        out[ex.id] = {}
+        for name, value in values.items():
+            try:
+                out[ex.id][name] = show(computed(value))
+            except BaseException as error:
+                out[ex.id][name] = failure(error)
     print(json.dumps(out))
 
 

@@ -22,10 +22,29 @@ from pathlib import Path
 from checks.exercises import exercise
 
 MAX_MESSAGE = 1500
+MAX_EXAMPLE = 2500
+# hypothesis's notes meant for a test's author, not for a learner reading a grade
+NOISE = ("You can reproduce", "Explanation:")
+
+
+def failures(error: BaseException) -> list[BaseException]:
+    """The failures inside an exception group (several failing examples), or the error alone."""
+    inner = getattr(error, "exceptions", None)
+    if isinstance(inner, tuple) and inner:
+        return [leaf for e in inner for leaf in failures(e)]
+    return [error]
+
+
+def shown(error: BaseException) -> tuple[BaseException, int]:
+    """The failure to show, one with expected and got where there is one; how many others."""
+    leaves = failures(error)
+    first = next((e for e in leaves if isinstance(e, AssertionError)), leaves[0])
+    return first, len(leaves) - 1
 
 
 def describe(error: BaseException) -> str:
-    """A short account of a failure: the message, hypothesis's counterexample, where."""
+    """A short account of a failure: the message and where the code under test raised it."""
+    error, others = shown(error)
     message = str(error) or type(error).__name__
     if isinstance(error, SystemExit):
         message = (f"the code under test called exit({error.code!r}): a check cannot finish "
@@ -40,10 +59,20 @@ def describe(error: BaseException) -> str:
         if frames:
             where = frames[-1]
             message += f"\n  raised in {Path(where.filename).name}, line {where.lineno}: {where.line}"
-    notes = [n for n in getattr(error, "__notes__", []) if not n.startswith("You can reproduce")]
-    if notes:
-        message += "\n  " + "\n  ".join(notes)
+    if others:
+        message += f"\n  ({others} other failing example{'s' * (others > 1)} not shown)"
     return message[:MAX_MESSAGE]
+
+
+def counterexample(error: BaseException) -> str:
+    """Hypothesis's account of the input that failed (of the failure `describe` shows)."""
+    notes = [n.replace("; use Verbosity.verbose to view", "")
+             for n in getattr(shown(error)[0], "__notes__", []) if not n.startswith(NOISE)]
+    text = "\n".join(notes)
+    if len(text) <= MAX_EXAMPLE:
+        return text
+    cut = text[:MAX_EXAMPLE].rsplit("\n", 1)[0]
+    return cut + f"\n  … ({text.count(chr(10)) - cut.count(chr(10))} more lines)"
 
 
 def not_implemented_here(error: BaseException, exercise_id: str) -> bool:
@@ -57,7 +86,7 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
     result = {"exercise": ex.id, "status": "ok", "checks": [], "message": ""}
     try:
         from checks.exercises import CHAPTERS
-        from checks.harness import CHECKS, PROBES, framework
+        from checks.harness import CHECKS, PROBES, computed, framework
 
         fw = framework()
         importlib.import_module(CHAPTERS[ex.chapter].grader)
@@ -67,7 +96,8 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
     checks = [c for c in CHECKS if c.exercise == ex.id]
     if use_probe:
         try:
-            PROBES[ex.id](fw)
+            for value in PROBES[ex.id](fw).values():
+                computed(value)
         except NotImplementedError as error:
             status = "not_implemented" if not_implemented_here(error, ex.id) else "blocked"
             result.update(status=status, message=str(error))
@@ -82,7 +112,8 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
             entry = {"name": c.name, "passed": True}
         # BaseException: exit() in the code under test fails its check, not the whole report
         except BaseException as error:
-            entry = {"name": c.name, "passed": False, "message": describe(error)}
+            entry = {"name": c.name, "passed": False, "message": describe(error),
+                     "example": counterexample(error)}
             interrupted = isinstance(error, KeyboardInterrupt)  # also how Ctrl-C arrives
         else:
             interrupted = False
