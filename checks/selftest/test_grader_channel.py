@@ -61,6 +61,15 @@ def test_a_keyboard_interrupt_in_a_check_ends_the_run_with_a_report(tmp_path):
     assert "KeyboardInterrupt" in result["checks"][-1]["message"]
 
 
+def test_a_keyboard_interrupt_in_the_probe_ends_the_run_with_a_report(tmp_path):
+    find = "        c = math.exp(self.data)\n"
+    impl = package(tmp_path, ROOT / "solutions" / "framework", find=find,
+                   replace=find + "        raise KeyboardInterrupt\n")
+    result = run_exercise("1.4", impl)
+    assert result["status"] == "error" and "KeyboardInterrupt" in result["message"]
+    assert result["checks"] == []
+
+
 GOOD = {"exercise": "1.1", "status": "ok", "checks": [{"name": "x", "passed": True}],
         "message": ""}
 

@@ -65,9 +65,12 @@ def values(number: int, impl: str) -> dict:
     env = {**os.environ, "IMPL": impl, "MPLBACKEND": "Agg"}
     command = [sys.executable, "-m", "checks.tools.compare", str(number), "--emit"]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"IMPL={impl}: {done.stderr.strip().splitlines()[-1]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines:
+        tail = (done.stderr or done.stdout).strip().splitlines()
+        raise SystemExit(f"IMPL={impl}: " + (tail[-1] if tail else
+                         f"exited with code {done.returncode} — does your code call exit()?"))
+    return json.loads(lines[-1])
 
 
 def main(argv: list[str] | None = None) -> int:

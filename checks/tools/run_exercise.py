@@ -103,14 +103,23 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
             result.update(status=status, message=str(error))
             result["checks"] = [{"name": c.name, "passed": False} for c in checks]
             return result
+        except KeyboardInterrupt as error:  # also how Ctrl-C arrives: stop, but report
+            result.update(status="error", message=describe(error))
+            return result
         except BaseException:  # the checks below report it in detail
             pass
+    result["checks"] = run_checks(checks, stop_at_first_failure)
+    return result
+
+
+def run_checks(checks: list, stop_at_first_failure: bool) -> list[dict]:
+    """Each check's entry; exit() in the code under test fails its check, not the report."""
+    entries = []
     for c in checks:
         start = time.perf_counter()
         try:
             c.function()
             entry = {"name": c.name, "passed": True}
-        # BaseException: exit() in the code under test fails its check, not the whole report
         except BaseException as error:
             entry = {"name": c.name, "passed": False, "message": describe(error),
                      "example": counterexample(error)}
@@ -119,10 +128,10 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
             interrupted = False
         entry["seconds"] = round(time.perf_counter() - start, 3)
         entry["doc"] = (c.function.__doc__ or "").strip().split("\n")[0]
-        result["checks"].append(entry)
+        entries.append(entry)
         if interrupted or (stop_at_first_failure and not entry["passed"]):
             break
-    return result
+    return entries
 
 
 def main() -> None:
