@@ -4,7 +4,8 @@ A grader module registers checks with `@check("1.2")` and one probe per exercise
 with `@probe("1.2")`. The probe is a cheap call of the exercise's code: if it
 raises `NotImplementedError`, the exercise is "not implemented yet" and its
 hypothesis checks are not run. It also returns a few named values, which
-`compare` shows for the learner's code beside the reference.
+`compare` shows for the learner's code beside the reference; a value given as a
+lambda is computed on its own, so one op that raises hides none of the others.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FunctionType
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, settings
@@ -61,6 +63,11 @@ def probe(exercise_id: str) -> Callable:
         return function
 
     return register
+
+
+def computed(value):
+    """A probe's value: a lambda called, anything else as it is."""
+    return value() if isinstance(value, FunctionType) else value
 
 
 def framework():

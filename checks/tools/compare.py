@@ -31,22 +31,33 @@ def show(value) -> str:
     return repr(value)
 
 
+def failure(error: BaseException) -> str:
+    if isinstance(error, NotImplementedError):
+        return f"not implemented yet ({str(error).split(':')[0]})"
+    return f"{type(error).__name__}: {error}"
+
+
 def emit(number: int) -> None:
-    """Run in a child process: print every probe's values as JSON."""
+    """Run in a child process: print every probe's values as JSON, each op on its own."""
     import importlib
 
-    from checks.harness import PROBES, framework
+    from checks.harness import PROBES, computed, framework
 
     fw = framework()
     importlib.import_module(chapter(number).grader)
     out = {}
     for ex in chapter(number).exercises:
         try:
-            out[ex.id] = {name: show(v) for name, v in PROBES[ex.id](fw).items()}
-        except NotImplementedError as error:
-            out[ex.id] = {"": f"not implemented yet ({str(error).split(':')[0]})"}
-        except Exception as error:
-            out[ex.id] = {"": f"{type(error).__name__}: {error}"}
+            values = PROBES[ex.id](fw)
+        except BaseException as error:  # exit() in the code compared is shown, not obeyed
+            out[ex.id] = {"": failure(error)}
+            continue
+        out[ex.id] = {}
+        for name, value in values.items():
+            try:
+                out[ex.id][name] = show(computed(value))
+            except BaseException as error:
+                out[ex.id][name] = failure(error)
     print(json.dumps(out))
 
 
@@ -54,9 +65,12 @@ def values(number: int, impl: str) -> dict:
     env = {**os.environ, "IMPL": impl, "MPLBACKEND": "Agg"}
     command = [sys.executable, "-m", "checks.tools.compare", str(number), "--emit"]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"IMPL={impl}: {done.stderr.strip().splitlines()[-1]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines:
+        tail = (done.stderr or done.stdout).strip().splitlines()
+        raise SystemExit(f"IMPL={impl}: " + (tail[-1] if tail else
+                         f"exited with code {done.returncode} — does your code call exit()?"))
+    return json.loads(lines[-1])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,7 +55,11 @@ def details(ex: Exercise, result: dict) -> str:
         if c["passed"] or "message" not in c:
             continue
         lines.append(f"  ✗ {c['name']}: {c.get('doc', '')}")
-        message = c["message"].splitlines()[:DETAIL_LINES]
+        message = c["message"].splitlines()
+        if len(message) > DETAIL_LINES:
+            message = message[:DETAIL_LINES] + [f"… ({len(message) - DETAIL_LINES} more lines)"]
+        # the failing input in full: an example cut mid-expression cannot be replayed
+        message += c.get("example", "").splitlines()
         lines.append(textwrap.indent("\n".join(message), "      "))
     lines.append(f"  hint: {ex.hint}")
     lines.append(f"  read: chapters/{ex.notebook}, '{ex.heading}'")

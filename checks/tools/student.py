@@ -6,7 +6,8 @@
 `framework/` is `solutions/framework/` with every solution region stubbed;
 `chapters/*.ipynb` are `solutions/*.ipynb` with outputs cleared. Writing refuses
 to overwrite uncommitted edits in the learner's files unless FORCE=1. `--check`
-also proves the exercise table, the markers and the notebook headings agree.
+also proves the exercise table, the markers, the notebook headings and the ids of
+every check, probe and mutant agree (`checks/tools/registered.py`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import nbformat
 
 from checks.exercises import CHAPTERS, EXERCISES
 from checks.loader import ROOT
+from checks.tools import registered
 from checks.tools.regions import find_regions, python_files, rewrite, stub
 
 REFERENCE = ROOT / "solutions" / "framework"
@@ -126,14 +128,14 @@ def uncommitted_learner_edits() -> list[str]:
 
 
 def check() -> int:
-    problems = table_problems()
+    problems = table_problems() + registered.problems()
     for path, text in generated_files().items():
         if not path.exists() or path.read_text() != text:
             problems.append(f"{path.relative_to(ROOT)} differs from what `make student` writes")
     problems += [f"{p.relative_to(ROOT)} has no reference in solutions/" for p in stale_files()]
     for problem in problems:
         print("✗", problem)
-    print("learner files, exercise table, markers and headings agree" if not problems else
+    print("learner files, exercise table, markers, headings and ids agree" if not problems else
           f"{len(problems)} problem(s); fix solutions/ or checks/exercises.py, then make student")
     return 1 if problems else 0
 

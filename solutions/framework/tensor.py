@@ -93,6 +93,15 @@ class Context:
         self.saved_tensors = arrays
 
 
+def _unbroadcast_hint(grad_shape: Shape, shape: Shape) -> str:
+    """The hint for a gradient of the wrong shape, where the input was broadcast to it."""
+    try:
+        broadcast = np.broadcast_shapes(shape, grad_shape) == grad_shape
+    except ValueError:  # the shapes do not broadcast: the cause lies elsewhere
+        broadcast = False
+    return " (did you forget unbroadcast?)" if broadcast else ""
+
+
 class BackwardNode:
     """A tensor's `grad_fn`: calls its Function's backward, keeps the parents' gradients."""
 
@@ -114,7 +123,7 @@ class BackwardNode:
                     raise ValueError(
                         f"{self.function.__name__}.backward returned a gradient of shape "
                         f"{g.shape} for an input of shape {shape}; a gradient has its "
-                        "input's shape (did you forget unbroadcast?)"
+                        "input's shape" + _unbroadcast_hint(g.shape, shape)
                     )
             picked.append(g)
         return tuple(picked)

@@ -1,0 +1,131 @@
+"""What a learner reads when a check fails: the input, expected and got, and nothing else."""
+
+import importlib
+import shutil
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from hypothesis.vendor.pretty import pretty
+
+from checks.exercises import exercise
+from checks.loader import ROOT, load_framework
+from checks.tools.compare import values
+from checks.tools.grade import DETAIL_LINES, details
+from checks.tools.run_exercise import counterexample, describe
+
+fw = load_framework("solutions")
+
+
+def raised(test) -> BaseException:
+    with pytest.raises(BaseException) as info:
+        test()
+    return info.value
+
+
+@given(x=st.integers(0, 3))
+@example(x=10)
+@example(x=20)
+@settings(database=None)
+def fails_in_two_explicit_examples(x):
+    if x == 10:
+        raise ValueError("x is 10")
+    if x == 20:
+        raise AssertionError("sum of x:\n  expected 1\n  got      2")
+
+
+def test_a_check_failing_in_two_explicit_examples_shows_one_with_expected_and_got():
+    error = raised(fails_in_two_explicit_examples)
+    message = describe(error)
+    assert "ExceptionGroup" not in message
+    assert "expected 1" in message and "got      2" in message
+    assert "1 other failing example not shown" in message
+    assert "fails_in_two_explicit_examples(\n    x=20,\n)" in counterexample(error)
+
+
+def test_hypothesis_notes_for_test_authors_are_dropped():
+    error = AssertionError("expected 1, got 2")
+    error.__notes__ = [
+        "Falsifying example: f(\n    x=1,\n)",
+        "Explanation:\n    These lines were always and only run by failing examples:\n"
+        "        numpy/_core/arrayprint.py:1000",
+        "You can reproduce this example by temporarily adding @reproduce_failure",
+    ]
+    assert counterexample(error) == "Falsifying example: f(\n    x=1,\n)"
+
+
+def test_a_long_message_is_cut_but_its_failing_example_is_shown_whole():
+    entry = {"name": "test_x", "passed": False, "doc": "x",
+             "message": "\n".join(f"line {i}" for i in range(DETAIL_LINES + 5)),
+             "example": "Failing explicit example: test_x(\n" + "    [0.5],\n" * 20 + ")"}
+    text = details(exercise("2.5"), {"status": "ok", "checks": [entry]})
+    assert "line 0" in text and f"line {DETAIL_LINES}" not in text and "(5 more lines)" in text
+    assert text.count("[0.5]") == 20 and "      )" in text
+
+
+class Transpose(fw.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return np.transpose(a, (2, 0, 1))
+
+    @staticmethod
+    def backward(ctx, grad):  # the mistake: the gradient is not transposed back
+        return (grad,)
+
+
+class BroadcastTo23(fw.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return np.broadcast_to(a, (2, 3))
+
+    @staticmethod
+    def backward(ctx, grad):  # the mistake: the copies are not summed back
+        return (grad,)
+
+
+def test_a_gradient_of_a_permuted_shape_does_not_suggest_unbroadcast():
+    x = fw.Tensor(np.zeros((2, 3, 4)), requires_grad=True)
+    with pytest.raises(ValueError) as info:
+        Transpose.apply(x).grad_fn(np.ones((4, 2, 3)))
+    assert "shape (4, 2, 3) for an input of shape (2, 3, 4)" in str(info.value)
+    assert "unbroadcast" not in str(info.value)
+
+
+def test_a_gradient_of_the_broadcast_shape_suggests_unbroadcast():
+    x = fw.Tensor(np.zeros(3), requires_grad=True)
+    with pytest.raises(ValueError, match=r"\(did you forget unbroadcast\?\)"):
+        BroadcastTo23.apply(x).grad_fn(np.ones((2, 3)))
+
+
+@pytest.fixture
+def transformer_grader(monkeypatch):
+    monkeypatch.setenv("IMPL", "solutions")
+    return importlib.import_module("checks.chapter5_transformer")
+
+
+@pytest.mark.parametrize("strategy, name", [
+    ("multihead_cases", "MultiheadCase(n="), ("layer_cases", "LayerCase(n="),
+    ("model_cases", "ModelCase(n="),
+])
+def test_a_drawn_transformer_case_prints_with_its_fields_named(transformer_grader, strategy, name):
+    seen = []
+
+    @given(getattr(transformer_grader, strategy)())
+    @settings(max_examples=1, database=None)
+    def draw(case):
+        seen.append(case)
+
+    draw()
+    assert pretty(seen[0]).startswith(name) and "seed=" in pretty(seen[0])
+
+
+def test_compare_shows_each_op_of_an_exercise_on_its_own(tmp_path):
+    shutil.copytree(ROOT / "solutions" / "framework", tmp_path / "framework",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    path = tmp_path / "framework" / "autodiff.py"
+    find = "        a, b = self.data, other.data\n"
+    path.write_text(path.read_text().replace(find, find + "        raise ValueError('no mul')\n"))
+    mine = values(1, str(tmp_path))["1.2"]
+    assert mine["2 + -3"] == "-1"
+    assert mine["2 * -3"] == mine["rule of 2 * -3 at 1"] == "ValueError: no mul"
