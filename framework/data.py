@@ -38,7 +38,7 @@ def _noisy_shuffled(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Add Gaussian noise to the points, shuffle points and labels together, cast."""
     n = len(points)
-    # The noise is drawn before the permutation: the benchmark spec (`checks/benchmarks/README.md`) fixes this order.
+    # The noise is drawn before the permutation: checks/benchmarks/README.md fixes this order.
     X = points + rng.normal(0.0, noise, (n, 2))
     order = rng.permutation(n)
     return X[order].astype(dtype), labels[order]
