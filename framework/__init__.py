@@ -2,7 +2,7 @@
 
 Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
 `Function`), chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`;
-`data`, `viz` and `memory` are provided.
+`data`, `viz`, `memory` and `runtime` are provided.
 
 Importing the package changes nothing outside it. `memory.tune()` is the explicit opt-in
 that makes training steps faster for the whole process: freed memory kept for reuse (a
@@ -10,7 +10,7 @@ malloc setting, on Linux only) and a cycle collector that scans less often (the
 framework's graphs hold no cycles).
 """
 
-from . import data, memory, nn, optim, viz
+from . import data, memory, nn, optim, runtime, viz
 from .autodiff import Value, is_grad_enabled, no_grad, numerical_derivative, topological_order
 from .generator import default_generator, manual_seed
 from .nn import load, save
@@ -56,6 +56,7 @@ __all__ = [
     "ones",
     "optim",
     "randn",
+    "runtime",
     "save",
     "stack",
     "tensor",
