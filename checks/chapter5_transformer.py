@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import math
+from types import SimpleNamespace
 
 import numpy as np
 from hypothesis import example, given
@@ -976,7 +977,8 @@ def composed_model(model, src, tgt, src_padding=None, tgt_padding=None, memory_p
 @probe("5.7")
 def probe_transformer(fw):
     src, tgt = np.array([[1, 2, 3]]), np.array([[0, 1]])
-    probe_first(T.Transformer, "forward", src, tgt)
+    probe_first(T.Transformer, "forward", src, tgt,  # the provided padding default reads it
+                src_embedding=SimpleNamespace(padding_idx=None))
     fw.manual_seed(0)
     model = T.Transformer(5, 4, d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
                           dim_feedforward=8)
