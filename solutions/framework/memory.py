@@ -1,7 +1,7 @@
 """Keep freed memory in the process, and let the cycle collector rest: both cost a step dearly.
 
 Nothing here runs at import: call `tune()` (both settings) where training speed matters,
-as `make bench` and the notebooks' training cells do. Both change the whole process, so a
+as `make bench`, the appendix and chapter 5's training do. Both change the whole process, so a
 library should not make them for its users unasked.
 
 A training step allocates the same large arrays every time: activations, gradients,

@@ -402,8 +402,8 @@ NPZ_MAGIC, NPY_MAGIC = b"PK\x03\x04", b"\x93NUMPY"  # how a .npz (a zip) and a .
 def load(path) -> dict[str, np.ndarray]:
     """The state dict that `save` wrote: pass it to `module.load_state_dict`. No pickles are read.
 
-    A file that is not such a checkpoint (a .npy array, a pickle, a truncated or damaged .npz)
-    is a ValueError that says which; the file is closed either way.
+    A file that is not such a checkpoint (a .npy array, Python objects, a truncated or damaged
+    .npz) is a ValueError that says which; the file is closed either way.
     """
     with open(path, "rb") as file:
         start = file.read(len(NPY_MAGIC))
@@ -418,7 +418,9 @@ def load(path) -> dict[str, np.ndarray]:
             with np.load(file, allow_pickle=False) as archive:
                 return {name: archive[name] for name in archive.files}
         except (zipfile.BadZipFile, EOFError, OSError, ValueError) as error:
-            raise ValueError(f"load: {path} is truncated or damaged ({error}); "
+            what = ("holds Python objects, which only unpickling could read, and load never "
+                    "unpickles" if "allow_pickle" in str(error) else "is truncated or damaged")
+            raise ValueError(f"load: {path} {what} ({error}); "
                              "save the model again with framework.save") from error
 
 
