@@ -217,6 +217,31 @@ def test_shared_parameter_is_listed_once():
     )
 
 
+class Twice(nn.Module):
+    """One module registered under two names, as in Sequential(layer, Tanh(), layer)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = Affine(3)
+        self.gain = nn.Parameter(np.array([0.5, 0.25, 0.125]))
+        self.again = self.first
+
+    def forward(self, x):
+        return self.again(self.first(x) * self.gain)
+
+
+@check("3.1")
+def test_parameters_yields_a_shared_parameter_once():
+    """parameters() itself, on a model that uses one module twice: each parameter once."""
+    model = Twice()
+    listed = list(model.parameters())
+    expected = [model.gain, model.first.weight, model.first.bias]
+    assert len(listed) == 3 and all(a is b for a, b in zip(listed, expected)), (
+        f"a model with one Affine used twice has 3 parameters; parameters() gave {len(listed)} "
+        "(an optimizer would step a shared weight twice: skip a parameter already yielded)"
+    )
+
+
 @check("3.1")
 def test_state_dict_round_trip_through_a_file():
     """state_dict has every dotted name; save, load and load_state_dict restore the values."""

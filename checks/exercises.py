@@ -304,7 +304,9 @@ EXERCISES = [
         "encode: positional(src_embedding(src)) through the encoder; decode: the same with the "
         "target embedding, the decoder, then output. generate: encode once, start from a "
         "(N, 1) column of BOS, append logits[:, -1].argmax(-1) (EOS for rows already done) "
-        "and stop when every row has produced EOS; return the tokens after BOS.",
+        "and stop when every row has produced EOS; return the tokens after BOS. The models "
+        "here have odd widths too (d_model 1 or 3): an error raised inside an earlier "
+        "exercise's code (positions, attention, a layer) is that exercise's to fix first.",
         time_limit=120.0,
     ),
     Exercise(

@@ -2,17 +2,18 @@
 
 Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
 `Function`), chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`;
-`data`, `viz` and `memory` are provided.
+`data`, `viz`, `memory` and `runtime` are provided.
 
-Importing the package keeps freed memory for reuse (`memory.keep_freed_memory`, a
-process-wide malloc setting, on Linux only) and makes Python's cycle collector scan less
-often (`memory.collect_cycles_less_often`): the framework's graphs hold no cycles, and
-both make every training step faster.
+Importing the package changes nothing outside it. `memory.tune()` is the explicit opt-in
+that makes training steps faster for the whole process: freed memory kept for reuse (a
+malloc setting, on Linux only) and a cycle collector that scans less often (the
+framework's graphs hold no cycles).
 """
 
-from . import data, memory, viz
+from . import data, memory, nn, optim, runtime, viz
 from .autodiff import Value, is_grad_enabled, no_grad, numerical_derivative, topological_order
 from .generator import default_generator, manual_seed
+from .nn import load, save
 from .tensor import (
     Context,
     Function,
@@ -32,12 +33,6 @@ from .tensor import (
     zeros,
 )
 
-memory.keep_freed_memory()
-memory.collect_cycles_less_often()
-
-from . import nn, optim  # noqa: E402  (they build on everything above)
-from .nn import load, save  # noqa: E402
-
 __all__ = [
     "Context",
     "Function",
@@ -51,6 +46,7 @@ __all__ = [
     "is_grad_enabled",
     "manual_seed",
     "matmul",
+    "memory",
     "maximum",
     "minimum",
     "nn",
@@ -60,6 +56,7 @@ __all__ = [
     "ones",
     "optim",
     "randn",
+    "runtime",
     "save",
     "stack",
     "tensor",

@@ -197,7 +197,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("contender")
     parser.add_argument("warmup", type=int)
     args = parser.parse_args(argv)
-    step = contender(load_framework(), args.contender)
+    fw = load_framework()
+    fw.memory.tune()  # as in the parent (checks/tools/bench.py); "closure" and "off" override gc
+    step = contender(fw, args.contender)
     for _ in range(args.warmup):
         step()
     print("ready", flush=True)

@@ -31,6 +31,12 @@ MUTANTS = [
         "if id(parameter) not in seen:",
         "if True:",
     ),
+    Mutant(
+        "3.1", "parameters() walks the tree itself and repeats a shared module's", NN,
+        "        for _, parameter in self.named_parameters():\n            yield parameter\n",
+        "        yield from self._parameters.values()\n"
+        "        for child in self._modules.values():\n            yield from child.parameters()\n",
+    ),
     # -- 3.2 Linear
     Mutant(
         "3.2", "Linear's weight of shape (in, out)", NN,

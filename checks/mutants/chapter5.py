@@ -22,6 +22,11 @@ MUTANTS = [
         "position = np.arange(1, length + 1, dtype=np.float64)[:, None]",
     ),
     Mutant(
+        "5.1", "assumes an even width (as many cosines as sines)", TR,
+        "table[:, 1::2] = np.cos(angles[:, : d_model // 2])",
+        "table[:, 1::2] = np.cos(angles)",
+    ),
+    Mutant(
         "5.1", "a float64 table", TR,
         "    return table.astype(np.float32)\n",
         "    return table\n",

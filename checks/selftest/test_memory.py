@@ -1,12 +1,17 @@
-"""framework.memory: freed buffers stay in the process, so a repeated step faults in no new pages."""
+"""framework.memory: freed buffers stay in the process, so a repeated step faults in no new pages.
+
+The tuning is an explicit call (`memory.tune()`); importing the framework changes nothing.
+"""
 
 import gc
+import os
 import resource
+import subprocess
 import sys
 
 import numpy as np
 
-from checks.loader import load_framework
+from checks.loader import ROOT, load_framework
 
 fw = load_framework("solutions")
 
@@ -34,8 +39,25 @@ def test_a_repeated_step_of_large_arrays_faults_in_no_new_pages():
     assert faults < 100, f"{faults} page faults in 10 steps: freed buffers were not reused"
 
 
-def test_importing_the_framework_makes_the_collector_scan_less_often():
-    assert gc.get_threshold()[0] == fw.memory.YOUNG_THRESHOLD
+def test_importing_the_framework_leaves_the_collector_at_pythons_defaults():
+    """In a fresh interpreter: this one's pytest plugins and other tests may have tuned it."""
+    script = "import gc; d = gc.get_threshold(); import framework; print(d, gc.get_threshold())"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "solutions")}
+    out = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT / "solutions",
+                         capture_output=True, text=True, check=True).stdout
+    before, after = out.strip().split(") (")
+    assert before + ")" == "(" + after, f"importing framework changed gc's thresholds: {out}"
+    assert before == "(700, 10, 10", f"a fresh interpreter's thresholds: {out}"
+
+
+def test_tune_makes_the_collector_scan_less_often_and_keeps_freed_memory_on_glibc():
+    saved = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert fw.memory.tune() is sys.platform.startswith("linux")
+        assert gc.get_threshold() == (fw.memory.YOUNG_THRESHOLD, 10, 10)
+    finally:
+        gc.set_threshold(*saved)
 
 
 def test_collect_cycles_less_often_never_lowers_a_threshold_nor_restarts_a_disabled_collector():
@@ -51,9 +73,11 @@ def test_collect_cycles_less_often_never_lowers_a_threshold_nor_restarts_a_disab
         gc.set_threshold(*saved)
 
 
-def test_a_graph_the_size_of_a_w1_step_comes_and_goes_without_a_collection():
+def test_a_graph_the_size_of_a_w1_step_comes_and_goes_without_a_collection_once_tuned():
     """Some 300,000 objects built and freed by reference counting: the collector never starts."""
     started = []
+    saved = gc.get_threshold()
+    fw.memory.collect_cycles_less_often()
 
     def count(phase, info):
         if phase == "start":
@@ -69,4 +93,5 @@ def test_a_graph_the_size_of_a_w1_step_comes_and_goes_without_a_collection():
         del total
     finally:
         gc.callbacks.remove(count)
+        gc.set_threshold(*saved)
     assert started == [], f"the collector ran {len(started)} times on a graph without cycles"

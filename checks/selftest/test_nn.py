@@ -2,6 +2,7 @@
 F.linear, save/load, the initialisers learners do not write, and the error messages."""
 
 import importlib
+import os
 
 import numpy as np
 import pytest
@@ -209,7 +210,87 @@ def test_save_and_load_round_trip_at_the_exact_path(tmp_path):
 def test_load_never_unpickles(tmp_path):
     path = tmp_path / "evil.npz"
     np.savez(path, x=np.array([{"a": 1}], dtype=object))
-    with pytest.raises(ValueError, match="allow_pickle"):
+    with pytest.raises(ValueError, match="evil.npz holds Python objects, which only unpickling "
+                       "could read, and load never unpickles .*allow_pickle"):
+        nn.load(path)
+
+
+def test_load_state_dict_checks_every_array_before_copying_any():
+    model = Pair()
+    before = model.state_dict()
+    state = {name: np.full_like(array, 9.0) for name, array in before.items()}
+    state["running"] = np.array(["a", "b", "c"])  # the last key: every other one came first
+    with pytest.raises(RuntimeError, match=r"'running' holds <U1 values, not real numbers; "
+                       "nothing was loaded"):
+        model.load_state_dict(state)
+    for name, array in model.state_dict().items():
+        np.testing.assert_array_equal(array, before[name], err_msg=name)
+
+
+@pytest.mark.parametrize("value, message", [
+    (np.zeros(3, complex), "'running' holds complex128 values, not real numbers"),
+    (np.array([None, 1, 2], dtype=object), "'running' holds object values"),
+])
+def test_load_state_dict_rejects_arrays_that_are_not_real_numbers(value, message):
+    model = Pair()
+    with pytest.raises(RuntimeError, match=message):
+        model.load_state_dict({**model.state_dict(), "running": value})
+
+
+def test_load_state_dict_rejects_floats_for_an_integer_buffer_and_accepts_ints_for_floats():
+    model = Pair()
+    model.register_buffer("steps", np.zeros(2, np.int64))
+    state = model.state_dict()
+    with pytest.raises(RuntimeError, match="'steps' is float64 in the state dict but int64 in the "
+                       "model, and cannot be cast to it"):
+        model.load_state_dict({**state, "steps": np.array([0.5, 1.0])})
+    model.load_state_dict({**state, "running": np.array([1, 2, 3])})
+    np.testing.assert_array_equal(model.running, [1.0, 2.0, 3.0])
+
+
+def test_state_dict_round_trips_a_model_nested_in_module_lists_and_sequentials():
+    def build():
+        return nn.Sequential(nn.ModuleList([Pair(), nn.Sequential(nn.Linear(3, 2), nn.Tanh())]),
+                             nn.Linear(2, 2))
+
+    model, other = build(), build()
+    for parameter in other.parameters():
+        parameter.data[...] = 0.25
+    state = model.state_dict()
+    assert list(state) == ["0.0.first.weight", "0.0.first.bias", "0.0.second.weight",
+                           "0.1.0.weight", "0.1.0.bias", "1.weight", "1.bias", "0.0.running"]
+    assert other.load_state_dict(state) == ([], [])
+    for name, array in other.state_dict().items():
+        np.testing.assert_array_equal(array, state[name], err_msg=name)
+
+
+def test_load_of_a_npy_file_says_it_is_one_array_not_a_checkpoint(tmp_path):
+    path = tmp_path / "weights.npy"
+    np.save(path, np.zeros(3))
+    with pytest.raises(ValueError, match=r"weights.npy is a single NumPy array \(.npy\), not a "
+                       "checkpoint"):
+        nn.load(path)
+
+
+def test_load_of_a_truncated_checkpoint_says_so_and_closes_the_file(tmp_path):
+    path = tmp_path / "model.npz"
+    nn.save(Pair(), path)
+    path.write_bytes(path.read_bytes()[:200])
+    before = open_files()
+    with pytest.raises(ValueError, match="model.npz is truncated or damaged"):
+        nn.load(path)
+    assert open_files() == before
+
+
+def open_files() -> set[str]:
+    """The file descriptors this process holds (Linux's /proc, macOS's /dev/fd)."""
+    return set(os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"))
+
+
+def test_load_of_a_file_that_is_no_checkpoint_says_what_it_begins_with(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hello")
+    with pytest.raises(ValueError, match=r"notes.txt is not a checkpoint written by framework.save"):
         nn.load(path)
 
 

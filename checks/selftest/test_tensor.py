@@ -289,3 +289,19 @@ def test_gradcheck_passes_a_correct_function_and_names_a_wrong_one():
     with pytest.raises(AssertionError, match=r"gradcheck: input 0 \(shape \(2, 3\)\): backward and "
                        r"central differences differ"):
         fw.gradcheck(WrongCube.apply, x)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max"])
+@pytest.mark.parametrize("negative, positive", [(-1, 2), (-3, 0), ((0, -1), (0, 2)), ((-2,), (1,))])
+def test_reductions_read_negative_axes_from_the_end_forward_and_backward(name, negative, positive):
+    """The provided forward normalises the axis, so every backward sees positive axes only."""
+    x = np.random.default_rng(0).permutation(24).reshape(2, 3, 4).astype(np.float64)
+    results = []
+    for axis in (negative, positive):
+        leaf = Tensor(x, requires_grad=True)
+        out = getattr(leaf, name)(axis=axis)
+        out.backward(np.arange(out.data.size, dtype=np.float64).reshape(out.data.shape))
+        results.append((out.data, leaf.grad))
+    np.testing.assert_array_equal(results[0][0], getattr(x, name)(axis=negative))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])

@@ -335,3 +335,67 @@ def test_attention_function_errors_name_the_disagreeing_operand():
         F.scaled_dot_product_attention(q, k, fw.Tensor(np.zeros((2, 6, 4), np.float32)))
     with pytest.raises(ValueError, match=r"attn_mask of dtype bool and shape \(5, 3\) does not broadcast"):
         F.scaled_dot_product_attention(q, k, k, attn_mask=np.ones((5, 3), bool))
+
+
+# -- the model's padding_idx: the default source mask ----------------------------------------------
+
+
+def padded_batch():
+    """Two sources over ids 1..6, the second ending in two padding ids (0), and targets."""
+    rng = np.random.default_rng(0)
+    src, tgt = rng.integers(1, 7, (2, 5)), rng.integers(1, 9, (2, 4))
+    src[1, 3:] = 0
+    return src, tgt, src == 0
+
+
+def test_forward_masks_the_source_padding_of_a_model_with_a_padding_idx():
+    model = small_model(padding_idx=0)
+    src, tgt, padding = padded_batch()
+    np.testing.assert_array_equal(model(src, tgt).data,
+                                  model(src, tgt, src_key_padding_mask=padding).data)
+    unmasked = model(src, tgt, src_key_padding_mask=np.zeros_like(padding)).data
+    assert not np.allclose(model(src, tgt).data[1], unmasked[1])  # the padding mattered
+
+
+def test_an_explicit_source_mask_wins_over_the_padding_idx():
+    model = small_model(padding_idx=0)
+    src, tgt, padding = padded_batch()
+    blocked = np.zeros_like(padding)
+    blocked[0, 4] = True
+    plain = small_model()
+    plain.load_state_dict(model.state_dict())  # the same weights, without a padding_idx
+    np.testing.assert_array_equal(model(src, tgt, src_key_padding_mask=blocked).data,
+                                  plain(src, tgt, src_key_padding_mask=blocked).data)
+
+
+def test_a_model_without_a_padding_idx_masks_nothing_by_default():
+    src, tgt, _ = padded_batch()
+    model = small_model()
+    np.testing.assert_array_equal(model(src, tgt).data,
+                                  model(src, tgt, src_key_padding_mask=np.zeros((2, 5), bool)).data)
+
+
+def test_generate_and_the_heatmaps_mask_the_source_padding_by_default():
+    model = small_model(padding_idx=0)
+    src, tgt, padding = padded_batch()
+    np.testing.assert_array_equal(
+        model.generate(src, bos_id=1, eos_id=2, max_len=6),
+        model.generate(src, bos_id=1, eos_id=2, max_len=6, src_key_padding_mask=padding))
+    weights = model.cross_attention_weights(src, tgt)
+    assert not weights[0][1, ..., 3:].any()  # no position reads the padding
+
+
+# -- state_dict round trips ---------------------------------------------------------------------------
+
+
+def test_a_transformer_round_trips_through_its_state_dict_and_a_file(tmp_path):
+    model, other = small_model(num_decoder_layers=2), small_model(num_decoder_layers=2)
+    for parameter in other.parameters():
+        parameter.data[...] = 0.5
+    fw.save(model, tmp_path / "model.npz")
+    other.load_state_dict(fw.load(tmp_path / "model.npz"))
+    assert other.state_dict().keys() == model.state_dict().keys()
+    for name, array in model.state_dict().items():
+        np.testing.assert_array_equal(other.state_dict()[name], array, err_msg=name)
+    src, tgt, _ = padded_batch()
+    np.testing.assert_array_equal(other(src, tgt).data, model(src, tgt).data)

@@ -417,6 +417,14 @@ class Transformer(Module):
                                                    for _ in range(num_decoder_layers)], d_model)
         self.output = Linear(d_model, tgt_vocab_size)
 
+    def source_padding_mask(self, src, src_key_padding_mask=None) -> np.ndarray | None:
+        """The mask forward and generate use: an explicit one wins; else, with a padding_idx,
+        True where src holds it (None when no position does: the same result, less work)."""
+        if src_key_padding_mask is not None or self.src_embedding.padding_idx is None:
+            return src_key_padding_mask
+        padding = np.asarray(getattr(src, "data", src)) == self.src_embedding.padding_idx
+        return padding if padding.any() else None
+
     def encode(self, src, src_key_padding_mask=None) -> Tensor:
         """Source ids (N, S) → memory (N, S, d_model)."""
         ### BEGIN SOLUTION 5.7
@@ -432,7 +440,11 @@ class Transformer(Module):
 
     def forward(self, src, tgt, src_key_padding_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None) -> Tensor:
-        """Logits (N, T, tgt_vocab_size); memory_key_padding_mask defaults to the source's."""
+        """Logits (N, T, tgt_vocab_size); memory_key_padding_mask defaults to the source's.
+
+        src_key_padding_mask defaults to src == padding_idx when the model has one (pass an
+        all-False mask to attend to padding anyway)."""
+        src_key_padding_mask = self.source_padding_mask(src, src_key_padding_mask)
         ### BEGIN SOLUTION 5.7
         raise NotImplementedError("Exercise 5.7: The Transformer and greedy decoding — see chapters/05_transformer.ipynb, '5.7 The whole Transformer, and greedy decoding'")
         ### END SOLUTION
@@ -441,8 +453,10 @@ class Transformer(Module):
                  src_key_padding_mask=None) -> np.ndarray:
         """Greedy decoding: from BOS, append the most likely next token until every row has
         produced EOS, or max_len tokens. Returns the tokens after BOS, int64 (N, <= max_len);
-        a row that is done is filled with EOS. Runs in eval mode, without a graph.
+        a row that is done is filled with EOS. Runs in eval mode, without a graph. The source
+        mask defaults as in forward.
         """
+        src_key_padding_mask = self.source_padding_mask(src, src_key_padding_mask)
         was_training = self.training
         self.eval()
         try:
@@ -456,8 +470,10 @@ class Transformer(Module):
     def cross_attention_weights(self, src, tgt, src_key_padding_mask=None,
                                 tgt_key_padding_mask=None) -> list[np.ndarray]:
         """Per decoder layer, the cross-attention weights (N, nhead, T, S) under teacher
-        forcing: where each target position reads in the source. Eval mode, no graph.
+        forcing: where each target position reads in the source. Eval mode, no graph. The
+        source mask defaults as in forward.
         """
+        src_key_padding_mask = self.source_padding_mask(src, src_key_padding_mask)
         was_training = self.training
         self.eval()
         try:

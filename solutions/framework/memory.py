@@ -1,5 +1,9 @@
 """Keep freed memory in the process, and let the cycle collector rest: both cost a step dearly.
 
+Nothing here runs at import: call `tune()` (both settings) where training speed matters,
+as `make bench`, the appendix and chapter 5's training do. Both change the whole process, so a
+library should not make them for its users unasked.
+
 A training step allocates the same large arrays every time: activations, gradients,
 optimizer temporaries. glibc's malloc serves any block above 128 KiB with a fresh
 `mmap` and returns it to the operating system on `free`, so every step faults in
@@ -60,3 +64,14 @@ def collect_cycles_less_often() -> None:
     young, *older = gc.get_threshold()
     if 0 < young < YOUNG_THRESHOLD:  # 0 means the collector is off: leave it off
         gc.set_threshold(YOUNG_THRESHOLD, *older)
+
+
+def tune() -> bool:
+    """Both settings for this process: `keep_freed_memory()`, then `collect_cycles_less_often()`.
+
+    Returns whether malloc's thresholds were set (False off glibc, where only the collector
+    changes). Call it once, before training; the settings last until the process ends.
+    """
+    kept = keep_freed_memory()
+    collect_cycles_less_often()
+    return kept

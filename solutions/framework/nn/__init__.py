@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -209,9 +210,11 @@ class Module:
         """Copy arrays into the parameters and buffers in place (keeping each one's dtype).
 
         strict: a key missing from the state, or one the model lacks, is an error. A shape
-        mismatch is always an error, and nothing is loaded if any check fails.
+        mismatch, or an array that is not real numbers castable to its target's dtype
+        (strings, objects, complex, floats into an integer buffer), is always an error.
+        Everything is checked before anything is copied: a failed load changes nothing.
         """
-        targets = dict(self.named_parameters())
+        targets = {name: p.data for name, p in self.named_parameters()}
         targets.update(self.named_buffers())
         missing = [name for name in targets if name not in state]
         unexpected = [name for name in state if name not in targets]
@@ -220,23 +223,17 @@ class Module:
             problems.append(f"missing keys {missing}")
         if strict and unexpected:
             problems.append(f"unexpected keys {unexpected}")
-        arrays = {}
-        for name in (name for name in targets if name in state):  # in the model's order
-            array = np.asarray(state[name].data if isinstance(state[name], Tensor) else state[name])
-            target = targets[name]
-            shape = (target.data if isinstance(target, Tensor) else target).shape
-            if array.shape != shape:
-                problems.append(f"{name!r} has shape {array.shape} in the state dict but "
-                                f"{shape} in the model")
-            arrays[name] = array
+        arrays = {name: _as_array(state[name]) for name in targets if name in state}
+        for name, array in arrays.items():  # in the model's order
+            problems += _load_problems(name, array, targets[name])
         if problems:
             raise RuntimeError(
                 f"load_state_dict into {type(self).__name__}: " + "; ".join(problems)
-                + " (compare model.state_dict().keys() with the saved names)"
+                + "; nothing was loaded (compare model.state_dict() with the saved names, "
+                "shapes and dtypes)"
             )
         for name, array in arrays.items():
-            target = targets[name]
-            (target.data if isinstance(target, Tensor) else target)[...] = array
+            targets[name][...] = array
         return IncompatibleKeys(missing, unexpected)
 
     # -- printing -----------------------------------------------------------------------------------
@@ -253,6 +250,24 @@ class Module:
                  for key, child in self._modules.items()]
         head = f"{name}({self.extra_repr()}" if self.extra_repr() else f"{name}("
         return head + "\n" + "\n".join(lines) + "\n)"
+
+
+def _as_array(value) -> np.ndarray:
+    return np.asarray(value.data if isinstance(value, Tensor) else value)
+
+
+def _load_problems(name: str, array: np.ndarray, target: np.ndarray) -> list[str]:
+    """What keeps `array` from being copied into `target`, in words (empty if nothing)."""
+    if array.dtype.kind not in "biuf":  # bool, signed, unsigned, floating
+        return [f"{name!r} holds {array.dtype} values, not real numbers"]
+    problems = []
+    if array.shape != target.shape:
+        problems.append(f"{name!r} has shape {array.shape} in the state dict but "
+                        f"{target.shape} in the model")
+    if not np.can_cast(array.dtype, target.dtype, casting="same_kind"):
+        problems.append(f"{name!r} is {array.dtype} in the state dict but {target.dtype} in "
+                        "the model, and cannot be cast to it")
+    return problems
 
 
 # -- containers -----------------------------------------------------------------------------------
@@ -382,10 +397,32 @@ def save(module: Module | dict, path) -> None:
         np.savez(file, **{name: np.asarray(value) for name, value in state.items()})
 
 
+NPZ_MAGIC, NPY_MAGIC = b"PK\x03\x04", b"\x93NUMPY"  # how a .npz (a zip) and a .npy begin
+
+
 def load(path) -> dict[str, np.ndarray]:
-    """The state dict that `save` wrote: pass it to `module.load_state_dict`. No pickles are read."""
-    with np.load(path, allow_pickle=False) as archive:
-        return {name: archive[name] for name in archive.files}
+    """The state dict that `save` wrote: pass it to `module.load_state_dict`. No pickles are read.
+
+    A file that is not such a checkpoint (a .npy array, Python objects, a truncated or damaged
+    .npz) is a ValueError that says which; the file is closed either way.
+    """
+    with open(path, "rb") as file:
+        start = file.read(len(NPY_MAGIC))
+        if start.startswith(NPY_MAGIC):
+            raise ValueError(f"load: {path} is a single NumPy array (.npy), not a checkpoint; "
+                             "read it with np.load, or write checkpoints with framework.save")
+        if not start.startswith(NPZ_MAGIC):
+            raise ValueError(f"load: {path} is not a checkpoint written by framework.save "
+                             f"(a .npz file begins with {NPZ_MAGIC!r}, this one with {start!r})")
+        file.seek(0)
+        try:
+            with np.load(file, allow_pickle=False) as archive:
+                return {name: archive[name] for name in archive.files}
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as error:
+            what = ("holds Python objects, which only unpickling could read, and load never "
+                    "unpickles" if "allow_pickle" in str(error) else "is truncated or damaged")
+            raise ValueError(f"load: {path} {what} ({error}); "
+                             "save the model again with framework.save") from error
 
 
 # Chapter 5's layers (nn/transformer.py) are built from the ones above, so this module cannot
