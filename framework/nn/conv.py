@@ -20,7 +20,9 @@ __all__ = ["avg_pool2d", "conv2d", "fold", "max_pool2d", "pair", "unfold"]
 def pair(value, name: str, op: str) -> tuple[int, int]:
     """(value, value) for an int, the pair itself for a pair of ints (PyTorch's `_pair`)."""
     values = (value, value) if isinstance(value, (int, np.integer)) else value
-    if not isinstance(values, (tuple, list)) or len(values) != 2 or not all(isinstance(v, (int, np.integer)) for v in values):
+    integers = isinstance(values, (tuple, list)) and len(values) == 2 and all(
+        isinstance(v, (int, np.integer)) for v in values)
+    if not integers:
         raise TypeError(f"{op}: {name} must be an int or a pair of ints, got {value!r}")
     return int(values[0]), int(values[1])
 
