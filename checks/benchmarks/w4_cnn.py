@@ -90,11 +90,21 @@ class W4Floor:
 
     @staticmethod
     def relu_pool(z):
-        """relu, then 2×2 max pooling by reshaping: (pooled, the winners' mask)."""
+        """relu, then 2×2 max pooling by reshaping: (pooled, the winners' mask).
+
+        One winner per window, the first maximum in row-major order (PyTorch's rule): a patch
+        of empty background gives four equal outputs, b > 0 after the first convolution.
+        """
         n, c, h, w = z.shape
         blocks = np.maximum(z, 0).reshape(n, c, h // 2, 2, w // 2, 2)
         pooled = blocks.max(axis=(3, 5))
-        return pooled, blocks == pooled[:, :, :, None, :, None]
+        mask = blocks == pooled[:, :, :, None, :, None]
+        taken = np.zeros(pooled.shape, bool)
+        for u in range(2):
+            for v in range(2):
+                mask[:, :, :, u, :, v] &= ~taken
+                taken |= mask[:, :, :, u, :, v]
+        return pooled, mask
 
     @staticmethod
     def unpool_relu(grad, mask, z):
