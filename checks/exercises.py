@@ -57,6 +57,7 @@ CHAPTERS = {
     3: Chapter(3, "Primitives", "03_primitives.ipynb", "checks.chapter3_primitives"),
     4: Chapter(4, "Optimizers", "04_optimizers.ipynb", "checks.chapter4_optimizers"),
     5: Chapter(5, "Tiny Transformer", "05_transformer.ipynb", "checks.chapter5_transformer"),
+    6: Chapter(6, "Convolution", "06_convolution.ipynb", "checks.chapter6_convolution"),
 }
 
 EXERCISES = [
@@ -316,6 +317,58 @@ EXERCISES = [
         "shift_right(tgt_out) and predicts tgt_out itself; reshape the logits to (N·T, V) and "
         "the targets to (N·T,), and pass ignore_index=pad_id so padding counts for nothing.",
         time_limit=120.0,
+    ),
+    # -- chapter 6 (bonus): convolution and pooling (issue 17) ---------------------------------
+    Exercise(
+        "6.1", "Unfold: every window as a view", 15, ("nn/conv.py",),
+        "6.1 Windows as a view: unfold",
+        "np.pad the two image axes by padding (only when it is not 0), then "
+        "sliding_window_view(x, kernel_size, axis=(2, 3)) gives every window at stride 1, "
+        "(N, C, H', W', kH, kW); keep every stride-th one with [:, :, ::sH, ::sW].",
+    ),
+    Exercise(
+        "6.2", "Convolution forward", 15, ("nn/conv.py",),
+        "6.2 Convolution as one matrix product",
+        "Unfold x, move the channel axis next to the kernel axes (transpose(0, 2, 3, 1, 4, 5)) "
+        "and reshape to columns (N·OH·OW, C·kH·kW); multiply by weight.reshape(C_out, -1).T, "
+        "add the bias, reshape to (N, OH, OW, C_out) and put C_out second. Save the columns.",
+    ),
+    Exercise(
+        "6.3", "Weight and bias gradients", 15, ("nn/conv.py",),
+        "6.3 The weight and bias gradients",
+        "Lay G out as the forward's output rows: G.transpose(0, 2, 3, 1).reshape(-1, C_out); "
+        "then dW = G2ᵀ @ columns, reshaped to the weight's shape (C_out, C_in, kH, kW). The "
+        "bias is added at every position of every image: db sums G over axes 0, 2 and 3.",
+    ),
+    Exercise(
+        "6.4", "Input gradient", 20, ("nn/conv.py",),
+        "6.4 The input gradient: a transposed convolution",
+        "Spread G out by the stride (zeros of size (OH-1)·s+1, G at [::s]); unfold it with "
+        "padding k-1; contract with weight[:, :, ::-1, ::-1] over C_out and the kernel axes "
+        "(C_out is the sum axis now); put the result in zeros of the PADDED input's shape "
+        "(rows no window reached stay 0), then crop the padding away.",
+    ),
+    Exercise(
+        "6.5", "Max pooling", 15, ("nn/conv.py",),
+        "6.5 Max pooling",
+        "Flatten each window to kH·kW values; argmax (the first maximum) is the winner; the "
+        "output is that value. Backward: zeros of the windows' shape, the gradient put at "
+        "each winner (np.put_along_axis), then fold back to the input's shape.",
+    ),
+    Exercise(
+        "6.6", "Average pooling", 10, ("nn/conv.py",),
+        "6.6 Average pooling",
+        "Forward: the mean of each window over axes 4 and 5. Backward: every pixel of a "
+        "window gets G / (kH·kW); broadcast that to the windows' shape and fold it back "
+        "(fold adds up the shares of overlapping windows).",
+    ),
+    Exercise(
+        "6.7", "The Conv2d layer", 10, ("nn/__init__.py",),
+        "6.7 The Conv2d layer",
+        "Weight (out, in, kH, kW) filled by init.kaiming_uniform_(w, a=math.sqrt(5)), THEN "
+        "the bias (out,) drawn from default_generator().uniform(-b, b) with b = "
+        "1/√(in·kH·kW); no bias parameter when bias=False. forward calls F.conv2d with the "
+        "layer's stride and padding.",
     ),
 ]
 

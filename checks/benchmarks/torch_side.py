@@ -1,4 +1,4 @@
-"""W2 and W3 in PyTorch eager, from the same data and initial weights (floors.py).
+"""W2 to W4 in PyTorch eager, from the same data and initial weights (floors.py, w4_cnn.py).
 
 Imported only when PyTorch is importable (`floors.torch_side()`): PyTorch is the
 optional `compare` extra, never a requirement. Each function sets PyTorch's thread
@@ -146,6 +146,33 @@ def w3_step(batches: int):
         optimizer.zero_grad()
         logits = model(src, tgt_in)
         loss = nn.functional.cross_entropy(logits.reshape(-1, floors.VOCAB), tgt_out.reshape(-1))
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step
+
+
+def w4_step():
+    """W4's training step, returning the loss: chapter 6's CNN on 256 digits, Adam."""
+    from checks.benchmarks import w4_cnn
+
+    _same_threads()
+    X, y = (torch.from_numpy(a) for a in w4_cnn.w4_data())
+    (i1, o1), (i2, o2) = w4_cnn.CONVS
+    model = nn.Sequential(nn.Conv2d(i1, o1, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(i2, o2, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(*w4_cnn.LINEAR))
+    arrays = {}
+    for i, (weight, bias) in zip((0, 3, 7), w4_cnn.w4_parameters()):
+        arrays[f"{i}.weight"], arrays[f"{i}.bias"] = weight, bias
+    _load(model, arrays)
+    optimizer = torch.optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
+                                 eps=floors.W2_EPS)
+
+    def step() -> float:
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(X), y)
         loss.backward()
         optimizer.step()
         return loss.item()

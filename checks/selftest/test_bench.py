@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from checks.benchmarks import floors, w1_scalar, w2_mlp, w3_transformer
+from checks.benchmarks import floors, w1_scalar, w2_mlp, w3_transformer, w4_cnn
 from checks.loader import load_framework
 from checks.tools import bench
 
@@ -107,7 +107,7 @@ def test_bench_quick_runs_every_workload_without_torch(without_torch, capsys, mo
     monkeypatch.setenv("IMPL", "solutions")
     assert bench.main(["--quick"]) == 0
     out = capsys.readouterr().out
-    for name in ("W1", "W2", "W3"):
+    for name in ("W1", "W2", "W3", "W4"):
         row = next(line for line in out.splitlines() if line.startswith(name))
         assert "not " not in row and "—" in row  # timed, no floor or PyTorch in quick mode
     assert "not implemented" not in out and "not in this framework" not in out
@@ -183,4 +183,32 @@ def test_w1_names_its_contenders_when_asked_for_another():
 
 def test_w1_quick_run_trains_the_reference():
     result = w1_scalar.run(fw, steps=2, warmup=0)
+    assert len(result["losses"]) == 2 and result["losses"][1] < result["losses"][0]
+
+
+def test_w4_shares_the_chapter_6_cnn_its_batch_and_weights():
+    X, y = w4_cnn.w4_data()
+    assert X.shape == (256, 1, 8, 8) and X.dtype == np.float32 and X.max() == 1.0
+    with np.load(fw.data.DIGITS_FILE) as archive:
+        assert np.array_equal(y, archive["labels"][:256])
+    layers = w4_cnn.w4_parameters()
+    assert sum(a.size for pair in layers for a in pair) == w4_cnn.W4_PARAMETERS
+    assert [w.shape for w, _ in layers] == [(16, 1, 3, 3), (32, 16, 3, 3), (10, 128)]
+    first = np.random.default_rng(2).uniform(-1 / 3, 1 / 3, (16, 1, 3, 3)).astype(np.float32)
+    assert np.array_equal(layers[0][0], first)
+    assert all(np.abs(b).max() <= 1 / np.sqrt(w[0].size) for w, b in layers)
+
+
+def test_the_w4_floor_is_the_framework_step():
+    """Same first loss, and the same trajectory: the floor does the framework's math."""
+    step = w4_cnn.trainer(fw)
+    framework_losses = [step() for _ in range(5)]
+    floor = w4_cnn.w4_floor_step()
+    floor_losses = [floor() for _ in range(5)]
+    np.testing.assert_allclose(floor_losses[0], framework_losses[0], rtol=1e-6)
+    np.testing.assert_allclose(floor_losses, framework_losses, rtol=1e-5)
+
+
+def test_w4_quick_run_works_on_the_reference(without_torch):
+    result = w4_cnn.run(fw, steps=2, warmup=0)
     assert len(result["losses"]) == 2 and result["losses"][1] < result["losses"][0]

@@ -3,8 +3,9 @@
     python -m checks.tools.student            # write framework/ and chapters/
     python -m checks.tools.student --check    # fail if anything disagrees
 
-`framework/` is `solutions/framework/` with every solution region stubbed;
-`chapters/*.ipynb` are `solutions/*.ipynb` with outputs cleared. Writing refuses
+`framework/` is `solutions/framework/` with every solution region stubbed, and its
+data files (`datasets/`) copied byte for byte; `chapters/*.ipynb` are
+`solutions/*.ipynb` with outputs cleared. Writing refuses
 to overwrite uncommitted edits in the learner's files unless FORCE=1. `--check`
 also proves the exercise table, the markers, the notebook headings and the ids of
 every check, probe and mutant agree (`checks/tools/registered.py`).
@@ -39,6 +40,12 @@ def stubbed_package() -> dict[Path, str]:
     }
 
 
+def data_files(package: Path) -> list[Path]:
+    """The package's files that are not Python source: data, copied unchanged."""
+    return sorted(p for p in package.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")
+                  and "__pycache__" not in p.parts)
+
+
 def cleared_notebook(path: Path) -> str:
     """The notebook without outputs, execution counts or run metadata; cell ids kept."""
     notebook = nbformat.read(path, as_version=4)
@@ -55,8 +62,10 @@ def cleared_notebook(path: Path) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def generated_files() -> dict[Path, str]:
-    files = {LEARNER / rel: text for rel, text in stubbed_package().items()}
+def generated_files() -> dict[Path, str | bytes]:
+    """Every learner file and its content: text, or bytes for a data file."""
+    files: dict[Path, str | bytes] = {LEARNER / rel: text for rel, text in stubbed_package().items()}
+    files.update({LEARNER / p.relative_to(REFERENCE): p.read_bytes() for p in data_files(REFERENCE)})
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
         files[CHAPTER_NOTEBOOKS / path.name] = cleared_notebook(path)
     return files
@@ -65,7 +74,8 @@ def generated_files() -> dict[Path, str]:
 def stale_files() -> list[Path]:
     """Learner files with no reference counterpart any more."""
     wanted = set(generated_files())
-    present = python_files(LEARNER) + sorted(CHAPTER_NOTEBOOKS.glob("*.ipynb"))
+    present = (python_files(LEARNER) + data_files(LEARNER)
+               + sorted(CHAPTER_NOTEBOOKS.glob("*.ipynb")))
     return [p for p in present if p not in wanted]
 
 
@@ -127,10 +137,14 @@ def uncommitted_learner_edits() -> list[str]:
     return done.stdout.splitlines() if done.returncode == 0 else []
 
 
+def _current(path: Path, like: str | bytes) -> str | bytes:
+    return path.read_bytes() if isinstance(like, bytes) else path.read_text()
+
+
 def check() -> int:
     problems = table_problems() + registered.problems()
-    for path, text in generated_files().items():
-        if not path.exists() or path.read_text() != text:
+    for path, content in generated_files().items():
+        if not path.exists() or content != _current(path, content):
             problems.append(f"{path.relative_to(ROOT)} differs from what `make student` writes")
     problems += [f"{p.relative_to(ROOT)} has no reference in solutions/" for p in stale_files()]
     for problem in problems:
@@ -148,10 +162,13 @@ def write() -> int:
         print("refusing to overwrite uncommitted edits (commit them, or FORCE=1):")
         print("\n".join("  " + e for e in edits))
         return 1
-    for path, text in generated_files().items():
+    for path, content in generated_files().items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.exists() or path.read_text() != text:
-            path.write_text(text)
+        if not path.exists() or content != _current(path, content):
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)
             print("wrote", path.relative_to(ROOT))
     for path in stale_files():
         path.unlink()

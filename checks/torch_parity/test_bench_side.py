@@ -6,7 +6,7 @@
 import numpy as np
 import torch
 
-from checks.benchmarks import floors
+from checks.benchmarks import floors, w4_cnn
 
 
 def test_the_torch_side_starts_from_the_same_weights():
@@ -19,3 +19,9 @@ def test_the_torch_side_starts_from_the_same_weights():
     np.testing.assert_allclose(loss.item(), expected, rtol=1e-5)
     w2 = floors.torch_side().w2(2, 0)["losses"]
     np.testing.assert_allclose(w2, floors.w2_floor(2, 0)["losses"], rtol=1e-5)
+
+
+def test_the_torch_w4_trains_as_the_floor():
+    """W4 in PyTorch from the shared batch and weights: the floor's losses, step for step."""
+    step, floor = floors.torch_side().w4_step(), w4_cnn.w4_floor_step()
+    np.testing.assert_allclose([step() for _ in range(5)], [floor() for _ in range(5)], rtol=1e-5)

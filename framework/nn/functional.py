@@ -22,6 +22,9 @@ from ..tensor import (
     stable_sigmoid,
     unbroadcast,
 )
+from .conv import avg_pool2d as avg_pool2d  # chapter 6's ops, where PyTorch has them
+from .conv import conv2d as conv2d
+from .conv import max_pool2d as max_pool2d
 
 REDUCTIONS = ("mean", "sum", "none")
 

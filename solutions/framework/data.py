@@ -3,6 +3,8 @@
 - 2-D classification sets: `make_moons` (exactly as `checks/benchmarks/README.md` defines it, so every
   framework in the benchmark sees the same points), `make_circles`, `make_spirals`;
   and `iterate_minibatches` to walk through them.
+- Chapter 6's images: `load_digits`, the 8×8 handwritten digits shipped in `datasets/`,
+  split into a fixed training and test set.
 - The digit-reversal task of benchmark W3: `reversal_batch`.
 - Chapter 5's date normalisation task: `format_date` writes a date in one of
   `DATE_FORMATS` (`tuesday, 3 march 1998`, `3.3.98`, ...), `normalise` writes it as
@@ -17,6 +19,7 @@ given its seed or generator. Where no generator is passed, draws come from the s
 from __future__ import annotations
 
 import datetime
+import pathlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -154,6 +157,37 @@ def iterate_minibatches(
     for start in range(0, len(X), batch_size):
         rows = order[start : start + batch_size]
         yield X[rows], y[rows]
+
+
+# -- 8×8 handwritten digits (chapter 6) -----------------------------------------------------
+
+DIGITS_FILE = pathlib.Path(__file__).parent / "datasets" / "digits.npz"
+
+
+def load_digits(
+    test_fraction: float = 0.2, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The 1,797 digits (UCI, CC BY 4.0; see datasets/README.md) as `(X_train, y_train,
+    X_test, y_test)`: images float32 of shape (N, 1, 8, 8) scaled to [0, 1], labels int64.
+
+    The split is stratified and fixed by `seed` (its own generator, not the shared one):
+    of each digit, round(test_fraction · count) images go to the test set. Both sets
+    come in a shuffled order, so a batch of consecutive images mixes the digits.
+    """
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"load_digits: test_fraction={test_fraction} must be between 0 and 1")
+    with np.load(DIGITS_FILE, allow_pickle=False) as archive:
+        images, labels = archive["images"], archive["labels"]
+    rng = np.random.default_rng(seed)
+    train, test = [], []
+    for digit in range(10):
+        rows = rng.permutation(np.flatnonzero(labels == digit))
+        cut = round(test_fraction * len(rows))
+        test.append(rows[:cut])
+        train.append(rows[cut:])
+    train, test = rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
+    X = (images[:, None] / np.float32(16)).astype(np.float32)
+    return X[train], labels[train], X[test], labels[test]
 
 
 # -- the digit-reversal task (benchmark W3) ----------------------------------------------

@@ -19,9 +19,11 @@ from ..generator import default_generator
 from ..tensor import Tensor
 from . import functional as F
 from . import init
+from .conv import pair
 
 __all__ = [
-    "GELU", "Dropout", "Embedding", "LayerNorm", "Linear", "Module", "ModuleList",
+    "GELU", "AvgPool2d", "Conv2d", "Dropout", "Embedding", "Flatten", "LayerNorm", "Linear",
+    "MaxPool2d", "Module", "ModuleList",
     "MultiheadAttention", "Parameter", "PositionalEncoding", "ReLU", "Sequential", "Sigmoid",
     "Tanh", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerEncoderLayer", "F", "functional", "init", "load", "save", "transformer",
@@ -385,6 +387,73 @@ class GELU(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.gelu(x)
+
+
+# -- chapter 6: images ----------------------------------------------------------------------------
+
+
+class Conv2d(Module):
+    """y = conv2d(x, W, b) for x (N, in_channels, H, W); W is (out_channels, in_channels, kH, kW).
+
+    Weight and bias start as U(-1/√fan_in, 1/√fan_in), fan_in = in_channels · kH · kW:
+    PyTorch's default, kaiming_uniform_ with a = √5.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 bias: bool = True, dtype=np.float32) -> None:
+        super().__init__()
+        kernel = pair(kernel_size, "kernel_size", "Conv2d")
+        ### BEGIN SOLUTION 6.7
+        weight = Parameter(np.zeros((out_channels, in_channels) + kernel, dtype=dtype))
+        self.weight = init.kaiming_uniform_(weight, a=math.sqrt(5))
+        bound = 1 / math.sqrt(in_channels * kernel[0] * kernel[1])
+        self.bias = (Parameter(default_generator().uniform(-bound, bound, out_channels).astype(dtype))
+                     if bias else None)
+        ### END SOLUTION
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
+        self.stride, self.padding = pair(stride, "stride", "Conv2d"), pair(padding, "padding", "Conv2d")
+
+    def forward(self, x: Tensor) -> Tensor:
+        ### BEGIN SOLUTION 6.7
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+        ### END SOLUTION
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, padding={self.padding}, bias={self.bias is not None}")
+
+
+class MaxPool2d(Module):
+    """The maximum of each kernel_size window, windows `stride` apart (default: side by side)."""
+
+    def __init__(self, kernel_size, stride=None) -> None:
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool2d(x, self.kernel_size, self.stride)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}"
+
+
+class AvgPool2d(MaxPool2d):
+    """The mean of each kernel_size window, windows `stride` apart (default: side by side)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(x, self.kernel_size, self.stride)
+
+
+class Flatten(Module):
+    """(N, d1, d2, ...) → (N, d1·d2·...): axes start_dim to end_dim folded into one."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        start, end = self.start_dim % x.ndim, self.end_dim % x.ndim
+        return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1:])
 
 
 # -- framework.save / framework.load ----------------------------------------------------------------
