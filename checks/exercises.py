@@ -161,7 +161,7 @@ EXERCISES = [
     ),
     # -- chapter 3: neural network primitives (issue 5) ---------------------------------------
     Exercise(
-        "3.1", "Module registration", 15, ("nn/__init__.py",),
+        "3.1", "Module registration", 15, ("nn/modules.py",),
         "3.1 Modules: registering parameters",
         "In __setattr__, first pop the name from _parameters and _modules, then file a "
         "Parameter or a Module under its name. named_parameters yields this module's own "
@@ -169,7 +169,7 @@ EXERCISES = [
         "already seen (compare id(p), not p: == on tensors is elementwise).",
     ),
     Exercise(
-        "3.2", "The Linear layer", 15, ("nn/__init__.py", "nn/functional.py"),
+        "3.2", "The Linear layer", 15, ("nn/modules.py", "nn/functional.py"),
         "3.2 The Linear layer",
         "Weight (out_features, in_features) and bias (out_features,), both "
         "default_generator().uniform(-b, b, shape) with b = 1/√in_features, weight first; "
@@ -204,7 +204,7 @@ EXERCISES = [
         "with fan = fan_in unless mode='fan_out'; then uniform_(tensor, -bound, bound).",
     ),
     Exercise(
-        "3.7", "Sequential, and a first trained network", 10, ("nn/__init__.py",),
+        "3.7", "Sequential, and a first trained network", 10, ("nn/modules.py",),
         "3.7 Sequential, and a first trained network",
         "Register each module with setattr(self, str(index), module), so Module's machinery "
         "finds them; forward feeds each module's output to the next, in order.",
@@ -363,7 +363,7 @@ EXERCISES = [
         "(fold adds up the shares of overlapping windows).",
     ),
     Exercise(
-        "6.7", "The Conv2d layer", 10, ("nn/__init__.py",),
+        "6.7", "The Conv2d layer", 10, ("nn/modules.py",),
         "6.7 The Conv2d layer",
         "Weight (out, in, kH, kW) filled by init.kaiming_uniform_(w, a=math.sqrt(5)), THEN "
         "the bias (out,) drawn from default_generator().uniform(-b, b) with b = "

@@ -10,7 +10,7 @@ import textwrap
 
 from checks.mutants import Mutant
 
-NN, F, INIT = "nn/__init__.py", "nn/functional.py", "nn/init.py"
+NN, F, INIT = "nn/modules.py", "nn/functional.py", "nn/init.py"
 
 
 def code(text: str, indent: int = 8) -> str:

@@ -10,7 +10,7 @@ Conv2d's weight drawn directly from U(±1/√fan_in).
 
 from checks.mutants import Mutant
 
-CONV, NN = "nn/conv.py", "nn/__init__.py"
+CONV, NN = "nn/conv.py", "nn/modules.py"
 
 ALTERNATIVES = [
     Mutant(

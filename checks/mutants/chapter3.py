@@ -2,7 +2,7 @@
 
 from checks.mutants import Mutant
 
-NN, F, INIT = "nn/__init__.py", "nn/functional.py", "nn/init.py"
+NN, F, INIT = "nn/modules.py", "nn/functional.py", "nn/init.py"
 
 MUTANTS = [
     # -- 3.1 registration

@@ -2,7 +2,7 @@
 
 from checks.mutants import Mutant
 
-CONV, NN = "nn/conv.py", "nn/__init__.py"
+CONV, NN = "nn/conv.py", "nn/modules.py"
 
 MUTANTS = [
     # -- 6.1 unfold

@@ -16,7 +16,8 @@ import numpy as np
 from ..autodiff import no_grad
 from ..generator import default_generator
 from ..tensor import Function, Tensor
-from . import F, Linear, Module, ModuleList, Parameter
+from . import functional as F
+from .modules import Linear, Module, ModuleList, Parameter
 
 __all__ = [
     "Dropout", "Embedding", "LayerNorm", "MultiheadAttention", "PositionalEncoding",
