@@ -117,6 +117,11 @@ def test_the_loss_agreement_is_the_largest_relative_difference():
     assert floors.agreement([1.0, 2.0], [1.0, 2.002]) == pytest.approx(0.001 / 1.001, rel=1e-3)
 
 
+def test_the_loss_agreement_compares_the_steps_both_sides_took():
+    """A quick run's few framework steps against PyTorch's ten (the appendix in make test)."""
+    assert floors.agreement([1.0, 2.0], [1.0, 2.0, 3.0, 4.0]) == 0.0
+
+
 def test_interleaved_timing_takes_turns_step_by_step_in_rotating_order():
     calls = []
 
