@@ -11,7 +11,14 @@ framework's graphs hold no cycles).
 """
 
 from . import data, memory, nn, optim, runtime, viz
-from .autodiff import Value, is_grad_enabled, no_grad, numerical_derivative, topological_order
+from .autodiff import (
+    Value,
+    backpropagate,
+    is_grad_enabled,
+    no_grad,
+    numerical_derivative,
+    topological_order,
+)
 from .generator import default_generator, manual_seed
 from .nn import load, save
 from .tensor import (
@@ -38,6 +45,7 @@ __all__ = [
     "Function",
     "Tensor",
     "Value",
+    "backpropagate",
     "concatenate",
     "data",
     "default_generator",
