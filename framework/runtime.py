@@ -96,7 +96,7 @@ class Progress:
         count, seconds = len(self.losses), time.perf_counter() - self.start
         if count == self.measure:
             ms = 1000 * seconds / count
-            print(f"{self.label}: {ms:.0f} ms/step over the first {count} steps, measured on "
+            print(f"{self.label}: {ms:.3g} ms/step over the first {count} steps, measured on "
                   f"this machine ({machine()}): {self.steps:,} steps should take about "
                   f"{_duration(ms * self.steps / 1000)}", flush=True)
         elif count % self.every == 0 and count < self.steps:
@@ -107,7 +107,7 @@ class Progress:
     def done(self) -> float:
         seconds = time.perf_counter() - self.start
         ms = 1000 * seconds / max(len(self.losses), 1)
-        print(f"{self.label}: {len(self.losses):,} steps in {_duration(seconds)}, {ms:.0f} ms/step",
+        print(f"{self.label}: {len(self.losses):,} steps in {_duration(seconds)}, {ms:.3g} ms/step",
               flush=True)
         return ms
 

@@ -37,10 +37,20 @@ def test_progress_prints_the_measured_step_time_the_projection_the_loss_and_the_
         progress.step(1.0 / (step + 1))
     ms = progress.done()
     lines = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(r"demo: \d+ ms/step over the first 4 steps, measured on this machine "
+    assert re.fullmatch(r"demo: [\d.e+-]+ ms/step over the first 4 steps, measured on this machine "
                         r"\(.+\): 40 steps should take about [\d.]+ (s|min)", lines[0])
     assert [line.split(",")[0] for line in lines[1:4]] == [
         "demo: step 10/40", "demo: step 20/40", "demo: step 30/40"]
     assert f"loss {np.mean(1 / np.arange(21, 31)):.4f}" in lines[3]  # the last 10 losses' mean
-    assert re.fullmatch(r"demo: 40 steps in [\d.]+ s, \d+ ms/step", lines[4]) and ms >= 0
+    assert re.fullmatch(r"demo: 40 steps in [\d.]+ s, [\d.e+-]+ ms/step", lines[4]) and ms >= 0
     assert len(lines) == 5
+
+
+def test_progress_gives_a_sub_millisecond_step_its_digits(capsys):
+    """A step of a fraction of a millisecond reads 0.05 ms/step, not 0 ms/step."""
+    progress = fw.runtime.Progress(2, label="fast", measure=1)
+    progress.step(0.0)
+    progress.step(0.0)
+    progress.done()
+    first, last = capsys.readouterr().out.splitlines()
+    assert not re.search(r"\b0 ms/step", first + last) and "ms/step" in last
