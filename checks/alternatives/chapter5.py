@@ -40,7 +40,8 @@ ALTERNATIVES = [
         variance = (centred**2).mean(axis=1, keepdims=True)  # biased: divided by size
         inv_std = 1 / np.sqrt(variance + eps)
         x_hat = centred * inv_std
-        out = x_hat if weight is None else x_hat * weight.reshape(-1)
+        # a copy without weight: backward reads x_hat, so the output must not be the same array
+        out = x_hat.copy() if weight is None else x_hat * weight.reshape(-1)
         if bias is not None:
             out = out + bias.reshape(-1)
         """), code("""

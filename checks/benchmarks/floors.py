@@ -455,6 +455,8 @@ def w3_gflop() -> float:
 def agreement(losses: list[float], others: list[float], count: int = 10) -> float:
     """The largest relative difference of the first `count` losses both sides have."""
     count = min(count, len(losses), len(others))  # a quick run may take fewer steps than count
+    if count == 0:
+        raise ValueError(f"agreement: no losses to compare ({len(losses)} against {len(others)})")
     a, b = np.array(losses[:count]), np.array(others[:count])
     return float(np.max(np.abs(a - b) / np.abs(b)))
 

@@ -30,7 +30,7 @@ def w4_data() -> tuple[np.ndarray, np.ndarray]:
     """The first 256 images of digits.npz, in file order: float32 (256, 1, 8, 8) in [0, 1], labels."""
     with np.load(DIGITS, allow_pickle=False) as archive:
         images, labels = archive["images"][:BATCH], archive["labels"][:BATCH]
-    return (images[:, None] / np.float32(16)).astype(np.float32), labels
+    return np.divide(images[:, None], 16, dtype=np.float32), labels
 
 
 def w4_parameters() -> list[tuple[np.ndarray, np.ndarray]]:

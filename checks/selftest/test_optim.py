@@ -252,6 +252,22 @@ def test_a_parameter_given_new_data_of_another_shape_is_joined_afresh():
     np.testing.assert_array_equal(params[1].data, [2.5, 3.5, 4.5])
 
 
+def test_a_parameter_cast_to_float64_between_steps_is_joined_afresh():
+    """Module.to swaps a parameter's array for one of another dtype: the joined float32 buffer
+    must not keep stepping it, rounding every update to float32."""
+    params = [param(1.0, 2.0, dtype=np.float32), param(3.0, dtype=np.float32)]
+    opt = optim.SGD(params, lr=1.0)
+    for p in params:
+        p.grad = np.ones_like(p.data)
+    opt.step()
+    for p in params:
+        p.data, p.grad = p.data.astype(np.float64), np.full(p.data.shape, 1e-9)
+    opt.step()
+    assert all(p.data.dtype == np.float64 for p in params)
+    np.testing.assert_array_equal(params[0].data, np.array([0.0, 1.0]) - 1e-9)
+    np.testing.assert_array_equal(params[1].data, np.array([2.0]) - 1e-9)
+
+
 def test_parameters_of_different_dtypes_are_updated_one_by_one():
     a, b = param(1.0, 2.0, dtype=np.float32), param(3.0)
     opt = optim.Adam([a, b], lr=0.1)

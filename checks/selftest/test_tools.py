@@ -11,6 +11,7 @@ from checks.loader import ROOT, impl_folder, load_framework
 from checks.mutants.randomize import randomized
 from checks.tools.execute import merge_streams
 from checks.tools.regions import find_regions, randomize_outputs, rewrite, stub
+from checks.tools.student import data_files
 from checks.tools.use_reference import insert_reference
 
 SOURCE = textwrap.dedent('''\
@@ -133,3 +134,12 @@ def test_stored_outputs_keep_a_progress_bar_at_its_last_state():
     merged = merge_streams(outputs)
     assert [(o.name, o.text) for o in merged] == [
         ("stderr", "training: 100%| 9/9\n"), ("stdout", "9 steps\ndone\n")]
+
+
+def test_hidden_files_and_caches_in_the_package_are_no_data_to_copy_or_delete(tmp_path):
+    """Jupyter's checkpoints in framework/ are neither generated nor stale learner files."""
+    for name in ("datasets/digits.npz", ".ipynb_checkpoints/modules-checkpoint.py.npz",
+                 "nn/__pycache__/modules.cpython-311.pyc", "datasets/.DS_Store"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"x")
+    assert data_files(tmp_path) == [tmp_path / "datasets/digits.npz"]

@@ -32,6 +32,9 @@ def show(value) -> str:
 
 
 def failure(error: BaseException) -> str:
+    """What a probe's value shows when the code compared raised instead of returning."""
+    if isinstance(error, KeyboardInterrupt):  # Ctrl-C stops the comparison, as anywhere else
+        raise error
     if isinstance(error, NotImplementedError):
         return f"not implemented yet ({str(error).split(':')[0]})"
     return f"{type(error).__name__}: {error}"

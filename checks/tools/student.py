@@ -41,9 +41,11 @@ def stubbed_package() -> dict[Path, str]:
 
 
 def data_files(package: Path) -> list[Path]:
-    """The package's files that are not Python source: data, copied unchanged."""
+    """The package's files that are not Python source: data, copied unchanged (hidden ones and
+    caches, such as Jupyter's checkpoints, are no one's data)."""
     return sorted(p for p in package.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")
-                  and "__pycache__" not in p.parts)
+                  and not any(part.startswith(".") or part == "__pycache__"
+                              for part in p.relative_to(package).parts))
 
 
 def cleared_notebook(path: Path) -> str:
@@ -74,8 +76,10 @@ def generated_files() -> dict[Path, str | bytes]:
 def stale_files() -> list[Path]:
     """Learner files with no reference counterpart any more."""
     wanted = set(generated_files())
-    present = (python_files(LEARNER) + data_files(LEARNER)
-               + sorted(CHAPTER_NOTEBOOKS.glob("*.ipynb")))
+    # only in the folders where the reference keeps data: a file a learner saved elsewhere stays
+    data_folders = {p.parent.relative_to(REFERENCE) for p in data_files(REFERENCE)}
+    learner_data = [p for p in data_files(LEARNER) if p.parent.relative_to(LEARNER) in data_folders]
+    present = python_files(LEARNER) + learner_data + sorted(CHAPTER_NOTEBOOKS.glob("*.ipynb"))
     return [p for p in present if p not in wanted]
 
 

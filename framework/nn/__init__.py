@@ -1,12 +1,12 @@
 """`framework.nn`, as `torch.nn`: layers, their functional ops, initialisers.
 
 Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, containers),
-`functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py`. This file
-only gathers their names, so every module imports its neighbours directly and none waits
-for this package to finish initialising.
+`functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py` (and
+`Conv2d` in `modules.py`). This file only gathers their names, so every module imports
+its neighbours directly and none waits for this package to finish initialising.
 """
 
-from . import functional, init, transformer
+from . import conv, functional, init, transformer
 from . import functional as F
 from .modules import (
     GELU,
@@ -43,5 +43,5 @@ __all__ = [
     "LayerNorm", "Linear", "MaxPool2d", "Module", "ModuleList", "MultiheadAttention", "Parameter",
     "PositionalEncoding", "ReLU", "Sequential", "Sigmoid", "Tanh", "Transformer",
     "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
-    "TransformerEncoderLayer", "functional", "init", "load", "save", "transformer",
+    "TransformerEncoderLayer", "conv", "functional", "init", "load", "save", "transformer",
 ]

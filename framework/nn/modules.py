@@ -1,4 +1,5 @@
-"""Chapter 3: layers. `Parameter`, `Module` and the first modules, as in `torch.nn.modules`.
+"""Chapter 3: layers. `Parameter`, `Module` and the first modules, as in `torch.nn.modules`;
+chapter 6 adds its image layers at the end (`Conv2d`, exercise 6.7, and the pooling layers).
 
 A `Module` holds `Parameter`s and other modules as attributes; assigning one
 registers it, so `parameters()` can find every weight of a network by walking

@@ -89,9 +89,10 @@ class JoinedGroup:
         return cls(params, states, joined)
 
     def holds(self, params: list[Tensor], states: list[dict]) -> bool:
-        """Still the same parameters and shapes, each state holding just what it was handed."""
+        """Still the same parameters, shapes and dtypes (`Module.to` changes a parameter's array
+        in place), each state holding just what it was handed."""
         return (len(params) == len(self.params)
-                and all(p is q and p.data.shape == view.shape
+                and all(p is q and p.data.shape == view.shape and p.data.dtype == view.dtype
                         for p, q, view in zip(params, self.params, self.param_views))
                 and all(state is own and state.keys() == handed.keys()
                         and all(state[k] is v for k, v in handed.items())

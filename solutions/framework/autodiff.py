@@ -5,7 +5,9 @@ The engine knows nothing about scalars. A node is anything with
 - `parents`: the nodes it was computed from (empty for a leaf),
 - `grad_fn`: a rule mapping the gradient of the node to its parents' gradients
   (a vector-Jacobian product), or None for a leaf, and
-- `receive_grad(grad)`: what the node does with its finished gradient.
+- `receive_grad(grad)`: what the node does with its finished gradient, and, for a
+  walk with `retain_graph=False`, `release()`: drop what its rule holds (`Tensor` has
+  it; a `Value` graph is always kept, so `Value` has none).
 
 `topological_order` and `backpropagate`, the one reverse walk, use only these,
 so Chapter 2's `Tensor` runs on the same engine: `Value.backward` and

@@ -186,7 +186,7 @@ def load_digits(
         test.append(rows[:cut])
         train.append(rows[cut:])
     train, test = rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
-    X = (images[:, None] / np.float32(16)).astype(np.float32)
+    X = np.divide(images[:, None], 16, dtype=np.float32)  # pixel values 0-16 become 0-1
     return X[train], labels[train], X[test], labels[test]
 
 
