@@ -35,10 +35,14 @@ def make_model(fw):
 
 def trainer(fw):
     """One W2 training step of the framework as a closure returning the loss."""
+    return adam_trainer(fw, make_model(fw), *floors.w2_data())
+
+
+def adam_trainer(fw, model, X, y):
+    """A full-batch step of `model` on (X, y): cross-entropy, backward, Adam with W2's settings
+    (W4 takes the same), as a closure returning the loss."""
     functional, optim = submodule(fw, "nn.functional"), submodule(fw, "optim")
-    X, y = floors.w2_data()
     inputs, targets = fw.Tensor(X), fw.Tensor(y)
-    model = make_model(fw)
     optimizer = optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
                            eps=floors.W2_EPS)
 

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from checks.benchmarks import floors
-from checks.benchmarks.w2_mlp import load_weights, submodule
+from checks.benchmarks.w2_mlp import adam_trainer, load_weights, submodule
 from checks.loader import ROOT
 
 BATCH = 256
@@ -159,21 +159,7 @@ def make_model(fw):
 
 def trainer(fw):
     """One W4 training step of the framework as a closure returning the loss."""
-    functional, optim = submodule(fw, "nn.functional"), submodule(fw, "optim")
-    X, y = w4_data()
-    inputs, targets = fw.Tensor(X), fw.Tensor(y)
-    model = make_model(fw)
-    optimizer = optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
-                           eps=floors.W2_EPS)
-
-    def step() -> float:
-        optimizer.zero_grad()
-        loss = functional.cross_entropy(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        return float(loss.item())
-
-    return step
+    return adam_trainer(fw, make_model(fw), *w4_data())
 
 
 def run(fw, steps: int, warmup: int) -> dict:
