@@ -52,8 +52,14 @@ def w2_step():
     sizes = floors.W2_SIZES
     model = nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(), nn.Linear(sizes[1], sizes[2]),
                           nn.ReLU(), nn.Linear(sizes[2], sizes[3]))
+    return _adam_step(model, (0, 2, 4), floors.w2_parameters(), X, y)
+
+
+def _adam_step(model, positions, parameters, X, y):
+    """A full-batch step of `model`, its layers at `positions` loaded with (weight, bias)
+    `parameters`: cross-entropy, backward, Adam with W2's settings (W4 takes the same)."""
     arrays = {}
-    for i, (weight, bias) in zip((0, 2, 4), floors.w2_parameters()):
+    for i, (weight, bias) in zip(positions, parameters):
         arrays[f"{i}.weight"], arrays[f"{i}.bias"] = weight, bias
     _load(model, arrays)
     optimizer = torch.optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
@@ -163,18 +169,4 @@ def w4_step():
     model = nn.Sequential(nn.Conv2d(i1, o1, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Conv2d(i2, o2, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Flatten(), nn.Linear(*w4_cnn.LINEAR))
-    arrays = {}
-    for i, (weight, bias) in zip((0, 3, 7), w4_cnn.w4_parameters()):
-        arrays[f"{i}.weight"], arrays[f"{i}.bias"] = weight, bias
-    _load(model, arrays)
-    optimizer = torch.optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
-                                 eps=floors.W2_EPS)
-
-    def step() -> float:
-        optimizer.zero_grad()
-        loss = nn.functional.cross_entropy(model(X), y)
-        loss.backward()
-        optimizer.step()
-        return loss.item()
-
-    return step
+    return _adam_step(model, (0, 3, 7), w4_cnn.w4_parameters(), X, y)
