@@ -1,0 +1,1 @@
+"""PyTorch scripts that run unchanged on the framework and on PyTorch (see runner.py)."""
