@@ -98,6 +98,11 @@ MUTANTS = [
         "return (grad * (1 - out),)",
     ),
     Mutant(
+        "2.4", "tanh's backward modifies its incoming gradient", "tensor.py",
+        "return (grad * (1 - out * out),)",
+        "grad *= 1 - out * out\n        return (grad,)",
+    ),
+    Mutant(
         "2.4", "relu passes the gradient where a < 0", "tensor.py",
         "return (grad * (out > 0),)",
         "return (grad * (out >= 0),)",

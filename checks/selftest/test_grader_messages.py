@@ -2,7 +2,11 @@
 
 import shutil
 
+from checks.loader import ROOT
 from checks.mutants import Mutant
+from checks.mutants.chapter2 import MUTANTS
+from checks.selftest.test_grader_channel import package
+from checks.tools.grade import verdict
 from checks.tools.processes import run_exercise
 from checks.tools.proof import apply_mutant, copy_reference
 
@@ -27,3 +31,24 @@ def test_a_float64_max_gradient_from_an_int64_tie_count_names_the_count():
         "share = winners / winners.sum(axis=ctx.axes, keepdims=True, dtype=a.dtype)",
         "share = winners / winners.sum(axis=ctx.axes, keepdims=True)"))
     assert "is float64" in message and "count of ties" in message and "int64" in message, message
+
+
+def test_a_backward_that_modifies_the_incoming_gradient_in_place_is_told_so():
+    """Tanh's backward written `grad *= 1 - out * out`: an Add hands that array to both parents."""
+    mutant = next(m for m in MUTANTS if m.name == "tanh's backward modifies its incoming gradient")
+    message = first_failure(mutant)
+    assert "your backward modified the incoming gradient in place: return a new array" in message
+
+
+def test_a_learners_own_not_implemented_error_is_an_error_showing_where_it_was_raised(tmp_path):
+    find = "        ### BEGIN SOLUTION 1.2\n        a, b = self.data, other.data\n"
+    impl = package(tmp_path, ROOT / "solutions" / "framework", find=find,
+                   replace=find.replace("a, b =", "raise NotImplementedError\n        a, b ="))
+    line = (tmp_path / "framework" / "autodiff.py").read_text().splitlines().index(
+        "        raise NotImplementedError") + 1
+    for exercise_id in ("1.2", "1.3"):
+        result = run_exercise(exercise_id, impl, "proof")
+        assert result["status"] == "error", result
+        assert "NotImplementedError" in result["message"]
+        assert f"framework/autodiff.py, line {line}" in result["message"], result["message"]
+        assert verdict(result) == "error"

@@ -69,3 +69,32 @@ def test_chapter_5_layers_are_reachable_from_nn():
     done = subprocess.run([sys.executable, "-c", code], cwd=FOLDER, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+PACKAGE_AS_BEFORE = """
+import framework
+import framework.nn.modules  # loads tensor.py first, by another route than framework.tensor
+assert callable(framework.tensor), "framework.tensor is the factory, not the module tensor.py"
+assert framework.tensor is framework.tensor.__globals__["tensor"]
+for name in framework.__all__:
+    assert getattr(framework, name) is not None, name
+for name in framework.nn.__all__:
+    assert getattr(framework.nn, name) is not None, name
+assert set(framework.__all__) <= set(dir(framework))
+assert set(framework.nn.__all__) <= set(dir(framework.nn))
+assert framework.nn.F is framework.nn.functional
+assert framework.save is framework.nn.modules.save
+namespace = {}
+exec("from framework import *; from framework.nn import *", namespace)
+assert {"Tensor", "Linear", "optim", "nn"} <= set(namespace)
+try:
+    framework.no_such_name
+except AttributeError as error:
+    assert "no_such_name" in str(error)
+"""
+
+
+def test_every_public_name_of_the_package_is_there_as_before():
+    done = subprocess.run([sys.executable, "-c", PACKAGE_AS_BEFORE], cwd=FOLDER,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

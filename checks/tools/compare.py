@@ -3,21 +3,20 @@
     python -m checks.tools.compare 1
 
 Each exercise's probe (the small example the grader also starts with) runs on
-your framework/ and on solutions/; values that differ are marked.
+your framework/ and on solutions/, in a process of its own under the exercise's time
+limit, as grading does; values that differ are marked.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 from checks.exercises import chapter
-from checks.loader import ROOT
+from checks.tools.processes import run_many
 
 
 def show(value) -> str:
@@ -40,55 +39,37 @@ def failure(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def emit(number: int) -> None:
-    """Run in a child process: print every probe's values as JSON, each op on its own."""
-    import importlib
+def values(number: int, impl: str, time_limit: float | None = None) -> dict:
+    """Each exercise's probe values on `impl`: run and reported as grading runs its checks.
 
-    from checks.harness import PROBES, computed, framework
-
-    fw = framework()
-    importlib.import_module(chapter(number).grader)
-    out = {}
-    for ex in chapter(number).exercises:
-        try:
-            values = PROBES[ex.id](fw)
-        except BaseException as error:  # exit() in the code compared is shown, not obeyed
-            out[ex.id] = {"": failure(error)}
-            continue
-        out[ex.id] = {}
-        for name, value in values.items():
-            try:
-                out[ex.id][name] = show(computed(value))
-            except BaseException as error:
-                out[ex.id][name] = failure(error)
-    print(json.dumps(out))
-
-
-def values(number: int, impl: str) -> dict:
-    env = {**os.environ, "IMPL": impl, "MPLBACKEND": "Agg"}
-    command = [sys.executable, "-m", "checks.tools.compare", str(number), "--emit"]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    lines = done.stdout.strip().splitlines()
-    if done.returncode or not lines:
-        tail = (done.stderr or done.stdout).strip().splitlines()
-        raise SystemExit(f"IMPL={impl}: " + (tail[-1] if tail else
-                         f"exited with code {done.returncode} — does your code call exit()?"))
-    return json.loads(lines[-1])
+    One process per exercise, under the exercise's time limit (or `time_limit`), its values
+    read from the report file the grader names: what the code under test prints does not count.
+    """
+    profile = os.environ.get("HYPOTHESIS_PROFILE", "learner")
+    exercises = chapter(number).exercises
+    results = run_many([(ex.id, impl, profile, ["--values"], time_limit) for ex in exercises])
+    shown = {}
+    for ex, result in zip(exercises, results):
+        if "values" in result:
+            shown[ex.id] = result["values"]
+        else:  # a file that does not import, a timeout, a crash: the message says which
+            shown[ex.id] = {"": result["message"]}
+    return shown
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapter", type=int)
-    parser.add_argument("--emit", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if not chapter(args.chapter).in_course:
         print(f"Chapter {args.chapter} is not in the course yet.")
         return 2
-    if args.emit:
-        emit(args.chapter)
-        return 0
-    mine = values(args.chapter, os.environ.get("IMPL", "framework"))
-    reference = values(args.chapter, "solutions")
+    try:
+        mine = values(args.chapter, os.environ.get("IMPL", "framework"))
+        reference = values(args.chapter, "solutions")
+    except KeyboardInterrupt:
+        print("\nInterrupted (Ctrl-C).")
+        return 130
     differ = 0
     for ex in chapter(args.chapter).exercises:
         print(f"\n{ex.id} {ex.title}")

@@ -4,7 +4,7 @@
     python -m checks.tools.grade          # every chapter (make check)
 
 `IMPL` picks the code graded (default: your `framework/`). Exit status 0 only at
-full marks.
+full marks; 130 after Ctrl-C, which prints the table so far.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 
 from checks.exercises import CHAPTERS, Chapter, Exercise, chapter
 from checks.loader import ROOT
-from checks.tools.processes import run_many
+from checks.tools.processes import Interrupted, run_many
 
 DETAIL_LINES = 12
 
@@ -37,8 +37,13 @@ def verdict(result: dict) -> str:
         return "not implemented yet"
     if status == "blocked":
         return "waits for " + result["message"].split(":")[0].lower()
+    if status == "import_error":
+        broken = result["import_error"]
+        return f"blocked by {broken['file']}: {broken['error'].split(':')[0]} line {broken['line']}"
     if status == "timeout":
         return "timed out"
+    if status == "interrupted":
+        return "interrupted"
     if status == "error":
         return "error"
     passed = sum(c["passed"] for c in result["checks"])
@@ -66,11 +71,31 @@ def details(ex: Exercise, result: dict) -> str:
     return "\n".join(lines)
 
 
+def broken_files(results: list[dict]) -> str:
+    """Each file that does not import, once: where, the error and the line of code."""
+    seen = {}
+    for result in results:
+        if result["status"] == "import_error":
+            broken = result["import_error"]
+            seen.setdefault((broken["file"], broken["line"]), broken)
+    return "".join(
+        f"  ✗ {b['file']}, line {b['line']}, does not import: {b['error']}\n"
+        + (f"      {b['code']}\n" if b.get("code") else "")
+        + "    the exercises that need it are blocked until it does\n"
+        for b in seen.values()
+    )
+
+
 def grade_chapter(ch: Chapter, impl: str, profile: str) -> tuple[int, list[dict]]:
+    """Grade one chapter and print its table; Ctrl-C prints the table so far, then re-raises."""
     exercises = ch.exercises
-    results = run_many([(ex.id, impl, profile) for ex in exercises])
+    try:
+        results, stopped = run_many([(ex.id, impl, profile) for ex in exercises]), None
+    except Interrupted as error:
+        results, stopped = error.results, error
     earned = 0
     print(f"\nChapter {ch.number}: {ch.title}   (IMPL={impl})")
+    print(broken_files(results), end="")
     print(f"  {'exercise':<9}{'title':<40}{'points':>8}  result")
     for ex, result in zip(exercises, results):
         points = score(ex, result)
@@ -78,9 +103,12 @@ def grade_chapter(ch: Chapter, impl: str, profile: str) -> tuple[int, list[dict]
         result.update(points=points, possible=ex.points, title=ex.title)
         print(f"  {ex.id:<9}{ex.title:<40}{points:>4}/{ex.points:<3}  {verdict(result)}")
     print(f"  {'total':<49}{earned:>4}/100")
+    if stopped:
+        raise stopped
     failing = [
         (ex, r) for ex, r in zip(exercises, results)
-        if r["points"] < ex.points and r["status"] not in ("not_implemented", "blocked")
+        if r["points"] < ex.points
+        and r["status"] not in ("not_implemented", "blocked", "import_error")
     ]
     for ex, result in failing:
         print("\n" + details(ex, result))
@@ -102,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     report, totals = {}, {}
     for number in numbers:
-        totals[number], report[number] = grade_chapter(CHAPTERS[number], impl, profile)
+        try:
+            totals[number], report[number] = grade_chapter(CHAPTERS[number], impl, profile)
+        except KeyboardInterrupt:
+            print("\nInterrupted (Ctrl-C): the exercises not finished were not graded.")
+            return 130
     if len(numbers) > 1:
         print("\nSummary")
         for number in numbers:

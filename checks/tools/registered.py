@@ -7,10 +7,12 @@ consistency stage of `make test`, reports both.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 
 from checks.exercises import CHAPTERS
+from checks.loader import ROOT
 
 
 def id_problems(chapter: int, checks: list, probes: dict, mutants: list) -> list[str]:
@@ -56,3 +58,20 @@ def problems() -> list[str]:
         probes = {i: p for i, p in harness.PROBES.items() if p.__module__ == grader}
         found += id_problems(number, checks, probes, hand_written(number))
     return found
+
+
+def registered_checks(exercise_id: str) -> list[str]:
+    """The names of the checks an exercise's grader registers, in order, read from its source.
+
+    The grading process reads them without importing the grader, which would import the
+    code under test: a report that names other checks is not the grader's own.
+    """
+    grader = CHAPTERS[int(exercise_id.split(".")[0])].grader
+    tree = ast.parse((ROOT / (grader.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+    return [
+        node.name for node in tree.body
+        if isinstance(node, ast.FunctionDef) and any(
+            isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "check"
+            and [getattr(a, "value", None) for a in d.args] == [exercise_id]
+            for d in node.decorator_list)
+    ]

@@ -6,7 +6,12 @@ The grader starts one such process per exercise, under a time limit, so a hang
 or a crash costs that exercise only. Run by hand, the results go to stdout. The
 grader passes `--report FILE` and writes a nonce to stdin: the results go to FILE
 with that nonce, read before the code under test is imported, so nothing the
-learner's code prints, at exit or otherwise, can pass for a verdict.
+learner's code prints can pass for a verdict; once the report is written the process
+ends at once (`os._exit`), so no exit handler of that code runs after it.
+
+The files the exercise needs are imported first, one by one: a file that does not import
+is reported as such (its line and error), and the exercise is blocked by it.
+`--values` reports the probe's values (for `compare`) instead of running the checks.
 """
 
 from __future__ import annotations
@@ -14,12 +19,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
+import re
 import sys
 import time
 import traceback
 from pathlib import Path
 
-from checks.exercises import exercise
+from checks.exercises import CHAPTERS, exercise
+from checks.loader import impl_folder
 
 MAX_MESSAGE = 1500
 MAX_EXAMPLE = 2500
@@ -42,26 +50,68 @@ def shown(error: BaseException) -> tuple[BaseException, int]:
     return first, len(leaves) - 1
 
 
+def text(error: BaseException) -> str:
+    """`str(error)`, even for an exception whose `__str__` raises."""
+    try:
+        return str(error)
+    except BaseException as failure:
+        return f"(its message cannot be shown: str() raised {type(failure).__name__})"
+
+
+def in_package(filename: str) -> str | None:
+    """`filename` as `framework/...` if it is a file of the package under test."""
+    try:
+        path = Path(filename).resolve().relative_to(impl_folder()).as_posix()
+    except ValueError:
+        return None
+    return path if path.startswith("framework/") else None
+
+
+def raised_in(error: BaseException) -> traceback.FrameSummary | None:
+    """The last frame of the traceback in the package under test: where the learner's code raised."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if in_package(f.filename)]
+    return frames[-1] if frames else None
+
+
 def describe(error: BaseException) -> str:
     """A short account of a failure: the message and where the code under test raised it."""
     error, others = shown(error)
-    message = str(error) or type(error).__name__
+    message = text(error)
     if isinstance(error, SystemExit):
-        message = (f"the code under test called exit({error.code!r}): a check cannot finish "
+        message = ("the code under test called exit(): a check cannot finish "
                    "while its code ends the process; remove the exit() call")
+        if isinstance(error.code, (int, str, type(None))):
+            message = message.replace("exit()", f"exit({error.code!r})", 1)
     elif isinstance(error, KeyboardInterrupt):
         message = "interrupted (KeyboardInterrupt): the remaining checks were not run"
-    if not isinstance(error, AssertionError):
-        message = f"{type(error).__name__}: {message}"
-        frames = [
-            f for f in traceback.extract_tb(error.__traceback__) if "framework" in f.filename
-        ]
-        if frames:
-            where = frames[-1]
-            message += f"\n  raised in {Path(where.filename).name}, line {where.lineno}: {where.line}"
+    if not isinstance(error, AssertionError) or not message:
+        message = type(error).__name__ + (f": {message}" if message else "")
+        where = raised_in(error)
+        if where:
+            message += (f"\n  raised in {in_package(where.filename)}, line {where.lineno}: "
+                        f"{where.line}")
     if others:
         message += f"\n  ({others} other failing example{'s' * (others > 1)} not shown)"
     return message[:MAX_MESSAGE]
+
+
+def import_error(error: BaseException) -> dict | None:
+    """Where a file of the package failed to import: its path, line and error; None if elsewhere.
+
+    A syntax error names its own file; any other error at import (an exception, exit())
+    the last line of the package's code that ran.
+    """
+    if isinstance(error, SyntaxError) and in_package(error.filename or ""):
+        return {"file": in_package(error.filename), "line": error.lineno or 0,
+                "error": f"{type(error).__name__}: {error.msg}", "code": (error.text or "").strip()}
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if in_package(f.filename)]
+    if not any(f.name == "<module>" for f in frames):
+        return None  # raised by a function the grader called, not while a file was imported
+    where = frames[-1]
+    message = text(error)
+    return {"file": in_package(where.filename), "line": where.lineno,
+            "error": type(error).__name__ + (f": {message}" if message else ""),
+            "code": (where.line or "").strip()}
 
 
 def counterexample(error: BaseException) -> str:
@@ -75,23 +125,49 @@ def counterexample(error: BaseException) -> str:
     return cut + f"\n  … ({text.count(chr(10)) - cut.count(chr(10))} more lines)"
 
 
-def not_implemented_here(error: BaseException, exercise_id: str) -> bool:
-    return isinstance(error, NotImplementedError) and str(error).startswith(
-        f"Exercise {exercise_id}:"
-    )
+STUB = re.compile(r"Exercise (\d+\.\d+): ")
 
 
-def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
+def stub_of(error: BaseException) -> str | None:
+    """The exercise whose untouched stub raised `error`, or None (the learner's own raise)."""
+    found = STUB.match(text(error)) if isinstance(error, NotImplementedError) else None
+    return found.group(1) if found else None
+
+
+def load(ex) -> tuple[object, dict | None]:
+    """The package, with the exercise's files and its chapter's grader imported; or where that failed."""
+    from checks.harness import framework
+
+    try:
+        fw = framework()
+        for file in ex.files:
+            importlib.import_module(f"{fw.__name__}." + file.removesuffix(".py").replace("/", "."))
+        importlib.import_module(CHAPTERS[ex.chapter].grader)  # and the files its checks use
+    except BaseException as error:  # a syntax error, an exception or exit() at import
+        where = import_error(error)
+        if where is None:
+            raise
+        return None, where
+    return fw, None
+
+
+def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool,
+        values: bool = False) -> dict:
     ex = exercise(exercise_id)
     result = {"exercise": ex.id, "status": "ok", "checks": [], "message": ""}
     try:
-        from checks.exercises import CHAPTERS
-        from checks.harness import CHECKS, PROBES, computed, framework
+        fw, broken = load(ex)
+    except BaseException as error:
+        result.update(status="error", message="the checks could not start: " + describe(error))
+        return result
+    if broken:
+        message = f"{broken['file']}, line {broken['line']}, does not import: {broken['error']}"
+        result.update(status="import_error", import_error=broken, message=message)
+        return result
+    from checks.harness import CHECKS, PROBES, computed
 
-        fw = framework()
-        importlib.import_module(CHAPTERS[ex.chapter].grader)
-    except BaseException as error:  # a learner's syntax error, or exit(), lands here, readably
-        result.update(status="error", message="the framework does not import: " + describe(error))
+    if values:
+        result["values"] = probe_values(PROBES[ex.id], fw)
         return result
     checks = [c for c in CHECKS if c.exercise == ex.id]
     if use_probe:
@@ -99,8 +175,12 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
             for value in PROBES[ex.id](fw).values():
                 computed(value)
         except NotImplementedError as error:
-            status = "not_implemented" if not_implemented_here(error, ex.id) else "blocked"
-            result.update(status=status, message=str(error))
+            stub = stub_of(error)
+            if stub is None:  # the learner's own raise: show where, as for any error
+                result.update(status="error", message=describe(error))
+                return result
+            status = "not_implemented" if stub == ex.id else "blocked"
+            result.update(status=status, message=text(error))
             result["checks"] = [{"name": c.name, "passed": False} for c in checks]
             return result
         except KeyboardInterrupt as error:  # also how Ctrl-C arrives: stop, but report
@@ -110,6 +190,24 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool) -> dict:
             pass
     result["checks"] = run_checks(checks, stop_at_first_failure)
     return result
+
+
+def probe_values(probe, fw) -> dict[str, str]:
+    """The probe's values as `compare` shows them, each op on its own."""
+    from checks.harness import computed
+    from checks.tools.compare import failure, show
+
+    try:
+        values = probe(fw)
+    except BaseException as error:  # exit() in the code compared is shown, not obeyed
+        return {"": failure(error)}
+    shown_values = {}
+    for name, value in values.items():
+        try:
+            shown_values[name] = show(computed(value))
+        except BaseException as error:
+            shown_values[name] = failure(error)
+    return shown_values
 
 
 def run_checks(checks: list, stop_at_first_failure: bool) -> list[dict]:
@@ -139,15 +237,23 @@ def main() -> None:
     parser.add_argument("exercise")
     parser.add_argument("--no-probe", action="store_true", help="run every check regardless")
     parser.add_argument("--stop-at-first-failure", action="store_true")
+    parser.add_argument("--values", action="store_true", help="report the probe's values")
     parser.add_argument("--report", help="write the results here, with the nonce read from stdin")
     args = parser.parse_args()
     nonce = sys.stdin.readline().strip() if args.report else None
-    result = run(args.exercise, not args.no_probe, args.stop_at_first_failure)
+    result = run(args.exercise, not args.no_probe, args.stop_at_first_failure, args.values)
     if args.report is None:
         sys.stdout.write("\n" + json.dumps(result) + "\n")
         return
     with open(args.report, "w", encoding="utf-8") as file:
         json.dump({"nonce": nonce, "result": result}, file)
+    # the report is final: no exit handler or finaliser of the code under test runs after it
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # a stream the code under test closed or replaced
+            pass
+    os._exit(0)
 
 
 if __name__ == "__main__":

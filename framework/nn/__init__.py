@@ -2,46 +2,24 @@
 
 Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, containers),
 `functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py` (and
-`Conv2d` in `modules.py`). This file only gathers their names, so every module imports
-its neighbours directly and none waits for this package to finish initialising.
+`Conv2d` in `modules.py`). This file only says where each name lives; a name loads its
+file when it is first used, so chapter 5's transformer.py does not have to import for
+chapter 3's layers to work. Every module imports its neighbours directly.
 """
 
-from . import conv, functional, init, transformer
-from . import functional as F
-from .modules import (
-    GELU,
-    AvgPool2d,
-    Conv2d,
-    Flatten,
-    Linear,
-    MaxPool2d,
-    Module,
-    ModuleList,
-    Parameter,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    Tanh,
-    load,
-    save,
-)
-from .transformer import (
-    Dropout,
-    Embedding,
-    LayerNorm,
-    MultiheadAttention,
-    PositionalEncoding,
-    Transformer,
-    TransformerDecoder,
-    TransformerDecoderLayer,
-    TransformerEncoder,
-    TransformerEncoderLayer,
-)
+from .._lazy import attach
 
-__all__ = [
-    "GELU", "AvgPool2d", "Conv2d", "Dropout", "Embedding", "F", "Flatten",
-    "LayerNorm", "Linear", "MaxPool2d", "Module", "ModuleList", "MultiheadAttention", "Parameter",
-    "PositionalEncoding", "ReLU", "Sequential", "Sigmoid", "Tanh", "Transformer",
-    "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
-    "TransformerEncoderLayer", "conv", "functional", "init", "load", "save", "transformer",
-]
+__all__, __getattr__, __dir__ = attach(
+    __name__,
+    names={  # submodule: the names it exports here
+        "modules": ["GELU", "AvgPool2d", "Conv2d", "Flatten", "Linear", "MaxPool2d", "Module",
+                    "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh",
+                    "load", "save"],
+        "transformer": ["Dropout", "Embedding", "LayerNorm", "MultiheadAttention",
+                        "PositionalEncoding", "Transformer", "TransformerDecoder",
+                        "TransformerDecoderLayer", "TransformerEncoder",
+                        "TransformerEncoderLayer"],
+    },
+    submodules=["conv", "functional", "init", "transformer"],
+    aliases={"F": "functional"},
+)
