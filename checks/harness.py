@@ -203,7 +203,14 @@ def check_gradients(
     """
     fw = framework()
     rng = np.random.default_rng(seed)
-    out = forward()
+    try:
+        out = forward()
+    except ValueError as error:
+        if not ("read-only" in str(error) and any(
+                isinstance(leaf.data, np.ndarray) and holds(error, leaf.data) for leaf in leaves)):
+            raise
+        raise AssertionError(f"{what}: your forward modified its input in place: return a new "
+                             "array (`a + b`, not `a += b`)") from error
     cotangent = rng.standard_normal(out.data.shape)
     grads = backprop(out, cotangent)
     got = [np.asarray(grads.get(id(leaf), np.zeros(leaf.data.shape))) for leaf in leaves]
@@ -244,7 +251,8 @@ def check_gradients(
 
 
 def gradient_check(fn: Callable, arrays: list, seed: int, what: str, **tolerances) -> None:
-    """`check_gradients` for a function of arrays: `fn(*tensors) -> Tensor`."""
+    """`check_gradients` for a function of arrays: `fn(*tensors) -> Tensor` (of read-only arrays)."""
     fw = framework()
-    leaves = [fw.Tensor(np.array(a, dtype=np.float64), requires_grad=True) for a in arrays]
+    leaves = [fw.Tensor(read_only(np.array(a, dtype=np.float64)), requires_grad=True)
+              for a in arrays]
     check_gradients(lambda: fn(*leaves), leaves, seed, what, **tolerances)

@@ -2,7 +2,12 @@
 
 import importlib
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 
 from checks.exercises import exercise
 from checks.loader import ROOT
@@ -222,3 +227,21 @@ def test_compare_stops_an_endless_loop_at_the_time_limit(tmp_path):
     shown = values(1, impl, time_limit=10)
     assert "no answer within 10 s" in shown["1.2"][""]
     assert shown["1.1"] == values(1, "solutions")["1.1"]
+
+
+def test_ctrl_c_on_a_hung_grade_prints_the_table_so_far_and_exits_130(tmp_path):
+    find = "        a, b = self.data, other.data\n"
+    impl = package(tmp_path, ROOT / "solutions" / "framework", find=find,
+                   replace=find + "        while True:\n            pass\n")
+    env = {**os.environ, "IMPL": impl, "HYPOTHESIS_PROFILE": "proof"}
+    grading = subprocess.Popen(
+        [sys.executable, "-m", "checks.tools.grade", "1", "--json", str(tmp_path / "g.json")],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(8)  # 1.2's checks hang; Ctrl-C reaches the grader alone, not its children
+    grading.send_signal(signal.SIGINT)
+    output, _ = grading.communicate(timeout=60)
+    assert grading.returncode == 130, output
+    assert "Traceback" not in output
+    rows = {line.split()[0]: line for line in output.splitlines() if line.startswith("  1.")}
+    assert len(rows) == 7 and rows["1.2"].endswith("interrupted"), output
+    assert "total" in output
