@@ -26,3 +26,4 @@ __all__, __getattr__, __dir__ = attach(
     },
     submodules=["data", "memory", "nn", "optim", "runtime", "viz"],
 )
+del attach  # a helper of this file, not a name of the package

@@ -34,9 +34,12 @@ def failure(error: BaseException) -> str:
     """What a probe's value shows when the code compared raised instead of returning."""
     if isinstance(error, KeyboardInterrupt):  # Ctrl-C stops the comparison, as anywhere else
         raise error
-    if isinstance(error, NotImplementedError):
-        return f"not implemented yet ({str(error).split(':')[0]})"
-    return f"{type(error).__name__}: {error}"
+    from checks.tools.run_exercise import stub_of, text
+
+    if stub_of(error):
+        return f"not implemented yet (exercise {stub_of(error)})"
+    message = text(error)
+    return type(error).__name__ + (f": {message}" if message else "")
 
 
 def values(number: int, impl: str, time_limit: float | None = None) -> dict:

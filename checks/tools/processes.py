@@ -66,8 +66,6 @@ def run_exercise(
                 return {"exercise": exercise_id, "status": "timeout", "checks": [],
                         "message": f"no answer within {limit:.0f} s: an endless loop, or a walk "
                         "that visits nodes more than once?"}
-            if _stopping.is_set() and returncode == -signal.SIGKILL:
-                return interrupted(exercise_id)
             out.seek(max(0, os.fstat(out.fileno()).st_size - OUTPUT_TAIL))
             output = out.read()
         try:
@@ -75,6 +73,8 @@ def run_exercise(
                 text = file.read()
         except (OSError, UnicodeDecodeError):  # removed or garbled by the code under test
             text = ""
+    if not text and _stopping.is_set():  # ended by Ctrl-C in the grader
+        return interrupted(exercise_id)
     return received(exercise_id, text, nonce, returncode, output)
 
 
@@ -83,8 +83,8 @@ def run_child(command: list[str], env: dict, nonce: str, out, limit: float) -> i
 
     Whatever it started and left running is ended with it.
     """
-    if _stopping.is_set():
-        return -signal.SIGKILL
+    if _stopping.is_set():  # Ctrl-C came before it started: it never starts
+        return 0
     child = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=out,
                              stderr=subprocess.STDOUT, start_new_session=True)
     with _running_lock:
@@ -108,7 +108,10 @@ def run_child(command: list[str], env: dict, nonce: str, out, limit: float) -> i
 
 
 def end_group(child: subprocess.Popen) -> None:
-    """SIGKILL the child's process group: the child and whatever it started."""
+    """Kill the child's process group: the child and whatever it started (the child alone off POSIX)."""
+    if not hasattr(os, "killpg"):
+        child.kill()
+        return
     try:
         os.killpg(child.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):  # the group has already ended

@@ -8,8 +8,10 @@ consistency stage of `make test`, reports both.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import os
+import threading
 
 from checks.exercises import CHAPTERS
 from checks.loader import ROOT
@@ -67,11 +69,21 @@ def registered_checks(exercise_id: str) -> list[str]:
     code under test: a report that names other checks is not the grader's own.
     """
     grader = CHAPTERS[int(exercise_id.split(".")[0])].grader
+    with _parsing:  # ast.parse is not thread-safe on some Pythons (3.11.7: SystemError)
+        return list(_checks_in(grader).get(exercise_id, []))
+
+
+_parsing = threading.Lock()
+
+
+@functools.cache
+def _checks_in(grader: str) -> dict[str, list[str]]:
+    """{exercise id: the names of its checks} of one grader module, from its `@check` lines."""
     tree = ast.parse((ROOT / (grader.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
-    return [
-        node.name for node in tree.body
-        if isinstance(node, ast.FunctionDef) and any(
-            isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "check"
-            and [getattr(a, "value", None) for a in d.args] == [exercise_id]
-            for d in node.decorator_list)
-    ]
+    found: dict[str, list[str]] = {}
+    for node in tree.body:
+        for d in getattr(node, "decorator_list", []) if isinstance(node, ast.FunctionDef) else []:
+            if (isinstance(d, ast.Call) and isinstance(d.func, ast.Name) and d.func.id == "check"
+                    and len(d.args) == 1 and isinstance(d.args[0], ast.Constant)):
+                found.setdefault(d.args[0].value, []).append(node.name)
+    return found

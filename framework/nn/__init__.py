@@ -23,3 +23,4 @@ __all__, __getattr__, __dir__ = attach(
     submodules=["conv", "functional", "init", "transformer"],
     aliases={"F": "functional"},
 )
+del attach  # a helper of this file, not a name of the package

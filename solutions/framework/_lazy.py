@@ -29,16 +29,19 @@ class _Package(ModuleType):
 
 def attach(
     package: str, names: dict[str, list[str]], submodules: list[str],
-    aliases: dict[str, str] | None = None,
+    aliases: dict[str, str] | None = None, unlisted: dict[str, list[str]] | None = None,
 ) -> tuple[list[str], Callable[[str], object], Callable[[], list[str]]]:
     """`__all__`, `__getattr__` and `__dir__` for `package`.
 
     `names` maps a submodule to the names it exports, `submodules` are exported themselves,
-    `aliases` maps another name to a submodule (`F` for `functional`). Any other submodule
-    is still reachable as an attribute, as with a package that imports it.
+    `aliases` maps another name to a submodule (`F` for `functional`); `unlisted` maps a
+    submodule to names that are attributes but not in `__all__` (a builtin's name, which
+    `import *` must not shadow). Any other submodule is still reachable as an attribute, as
+    with a package that imports it.
     """
     aliases = aliases or {}
-    home = {name: module for module, exported in names.items() for name in exported}
+    home = {name: module for table in (names, unlisted or {})
+            for module, exported in table.items() for name in exported}
     module = sys.modules[package]
     module.__class__ = _Package
     module._exported = frozenset(home)
@@ -56,9 +59,9 @@ def attach(
         vars(module)[name] = value  # read once: the next read finds it as a plain attribute
         return value
 
-    public = sorted([*home, *submodules, *aliases])
+    public = sorted([*(n for exported in names.values() for n in exported), *submodules, *aliases])
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(module)) | set(public))
+        return sorted(set(vars(module)) | set(public) | set(home))
 
     return public, __getattr__, __dir__
