@@ -234,6 +234,10 @@ GRADIENT_CASES = {
                                                  [drawn(d, (3, 4))]),
     "embedding": lambda d: (embedding_of(d.draw(arrays(np.int64, (2, 3), elements=st.integers(0, 4)))),
                             [drawn(d, (5, 2))]),
+    "attention weights path (need_weights)": lambda d: (attention_of(training=False),
+                                                        [drawn(d, (2, 3, 4))]),
+    "attention with dropout on its weights": lambda d: (attention_of(training=True),
+                                                        [drawn(d, (2, 3, 4))]),
     "concatenate, negative axis": lambda d: (lambda a, b: fw.concatenate([a, b], axis=-2),
                                              [drawn(d, (2, 1, 3)), drawn(d, (2, 2, 3))]),
     "stack, negative axis": lambda d: (lambda a, b: fw.stack([a, b], axis=-2),
@@ -257,6 +261,19 @@ def seeded_dropout(seed):
 def embedding_of(ids):
     def op(weight):
         return nn.transformer.EmbeddingFunction.apply(weight, ids)
+
+    return op
+
+
+def attention_of(training: bool):
+    """Self-attention through MultiheadAttention.attend's provided path: the weights computed
+    as attention to one-hot values, then (training) dropout on them, then times V."""
+    fw.manual_seed(3)
+    attention = nn.MultiheadAttention(4, 2, dropout=0.3).to(np.float64).train(training)
+
+    def op(x):
+        fw.manual_seed(7)  # the same dropout mask for every evaluation
+        return attention(x, x, x, need_weights=not training)[0]
 
     return op
 
