@@ -8,7 +8,7 @@ PY := .venv/bin/python
 endif
 PYTHON3 ?= python3
 
-.PHONY: setup lab check student test bench notebooks use-reference
+.PHONY: setup lab check student test sweep bench notebooks use-reference
 
 setup:
 	$(PYTHON3) -m checks.tools.setup
@@ -36,6 +36,9 @@ notebooks:
 
 test:
 	$(PY) -m checks.tools.test
+
+sweep:
+	$(PY) -m checks.tools.test --only sweep
 
 bench:
 	$(PY) -m checks.tools.bench

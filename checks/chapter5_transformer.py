@@ -980,12 +980,12 @@ def model_cases(draw):
                      draw(seeds))
 
 
-def tiny_model(case, dropout: float = 0.0):
+def tiny_model(case, dropout: float = 0.0, padding_idx: int | None = None):
     _, _, _, src_vocab, tgt_vocab, heads, head_dim, n_enc, n_dec, seed = case
     fw.manual_seed(seed)
     model = T.Transformer(src_vocab, tgt_vocab, d_model=heads * head_dim, nhead=heads,
                           num_encoder_layers=n_enc, num_decoder_layers=n_dec, dim_feedforward=6,
-                          dropout=dropout, max_len=16).to(np.float64)
+                          dropout=dropout, max_len=16, padding_idx=padding_idx).to(np.float64)
     jitter_norms(model, seed)
     return model
 
@@ -1261,9 +1261,9 @@ def test_shift_right_puts_bos_first_and_drops_the_last_token(tgt, bos_id):
     assert np.array_equal(tgt, kept), "shift_right changed its input"
 
 
-def loss_setup(case, padded: bool):
+def loss_setup(case, padded: bool, padding_idx: int | None = None):
     """A tiny float64 model, a source and targets; with padding (pad_id) at the rows' ends."""
-    model = tiny_model(case)
+    model = tiny_model(case, padding_idx=padding_idx)
     rng = np.random.default_rng(case[-1])
     n, source, length, src_vocab, tgt_vocab = case[:5]
     pad_id, bos_id = 0, 1
@@ -1277,9 +1277,10 @@ def loss_setup(case, padded: bool):
     return model, src, tgt_out, pad_id, bos_id
 
 
-def expected_loss(model, src, tgt_out, pad_id, bos_id, smoothing=0.0):
+def expected_loss(model, src, tgt_out, pad_id, bos_id, smoothing=0.0, src_mask=None):
     decoder_input = np.concatenate([np.full((len(src), 1), bos_id), tgt_out[:, :-1]], axis=1)
-    logits = model(src, decoder_input, src_key_padding_mask=src == pad_id,
+    src_mask = src == pad_id if src_mask is None else src_mask
+    logits = model(src, decoder_input, src_key_padding_mask=src_mask,
                    tgt_key_padding_mask=decoder_input == pad_id)
     flat = logits.reshape(-1, logits.shape[-1])
     return F.cross_entropy(flat, tgt_out.reshape(-1), ignore_index=pad_id,
@@ -1314,6 +1315,24 @@ def test_seq2seq_loss_ignores_padding(case):
     given_mask = T.seq2seq_loss(model, src, tgt_out, bos_id=bos_id, pad_id=pad_id,
                                 src_key_padding_mask=src == pad_id)
     assert_close(values(given_mask), values(expected), what + ", src_key_padding_mask given")
+
+
+@check("5.8")
+@given(case=model_cases(), data=st.data())
+def test_seq2seq_loss_uses_an_explicit_source_mask_as_given(case, data):
+    """A src_key_padding_mask passed in is the one used, all False too (attend to every position),
+    also for a model with a padding_idx, whose own default would mask the padding."""
+    model, src, tgt_out, pad_id, bos_id = loss_setup(case, padded=True, padding_idx=0)
+    mask = data.draw(st.sampled_from(["all False", "drawn"]))
+    src_mask = (np.zeros(src.shape, dtype=bool) if mask == "all False"
+                else data.draw(arrays(bool, src.shape)))
+    got = T.seq2seq_loss(model, src, tgt_out, bos_id=bos_id, pad_id=pad_id,
+                         src_key_padding_mask=src_mask)
+    expected = expected_loss(model, src, tgt_out, pad_id, bos_id, src_mask=src_mask)
+    assert_close(values(got), values(expected), f"seq2seq_loss on {model_what(case)} with "
+                 f"padding_idx={pad_id}, src {src.tolist()} and src_key_padding_mask "
+                 f"{src_mask.tolist()} ({mask}): the mask given goes to the model as it is (None "
+                 "would let the model mask src == padding_idx instead)")
 
 
 @check("5.8")

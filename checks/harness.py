@@ -31,6 +31,13 @@ settings.register_profile(
     "proof", max_examples=15, deadline=None, derandomize=True, database=None,
     suppress_health_check=_slow, phases=(Phase.explicit, Phase.reuse, Phase.generate),
 )
+# The soundness sweep (`python -m checks.tools.test --only sweep`): far more examples than CI
+# draws, fresh ones each run, so a check that can fail a correct answer shows it before a learner.
+SWEEP_EXAMPLES = int(os.environ.get("SWEEP_EXAMPLES", "1000"))
+settings.register_profile(
+    "sweep", max_examples=SWEEP_EXAMPLES, deadline=None, derandomize=False, database=None,
+    suppress_health_check=_slow,
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "learner"))
 
 

@@ -18,6 +18,7 @@ freed by reference counting alone, without waiting for the garbage collector.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from numbers import Real
@@ -26,24 +27,30 @@ _grad_enabled = True
 
 
 class no_grad:
-    """Context manager (and decorator) in which operations record no graph, as in PyTorch."""
+    """Context manager (and decorator) in which operations record no graph, as in PyTorch.
+
+    Leaving it restores the setting found on entering, also after an exception and when
+    the same instance is entered again inside itself.
+    """
+
+    def __init__(self) -> None:
+        self._previous: list[bool] = []  # a stack: one entry per entry not yet left
 
     def __enter__(self) -> None:
         global _grad_enabled
-        self._previous = _grad_enabled
+        self._previous.append(_grad_enabled)
         _grad_enabled = False
 
     def __exit__(self, *exc_info: object) -> None:
         global _grad_enabled
-        _grad_enabled = self._previous
+        _grad_enabled = self._previous.pop()
 
     def __call__(self, function: Callable) -> Callable:
+        @functools.wraps(function)
         def wrapper(*args, **kwargs):
             with no_grad():
                 return function(*args, **kwargs)
 
-        wrapper.__name__ = function.__name__
-        wrapper.__doc__ = function.__doc__
         return wrapper
 
 

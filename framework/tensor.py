@@ -384,7 +384,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        share_a = (a > b) + 0.5 * (a == b)
+        share_a = ((a > b) + 0.5 * (a == b)).astype(grad.dtype)  # bools would make float64
         return unbroadcast(grad * share_a, _shape(a)), unbroadcast(grad * (1 - share_a), _shape(b))
 
 
@@ -817,6 +817,8 @@ class Tensor:
         return Pow.apply(self, other)
 
     def __rpow__(self, other):
+        if isinstance(other, (int, float)):  # so backward's log(other) keeps self's dtype
+            other = np.asarray(other, dtype=self.data.dtype)
         return Pow.apply(other, self)
 
     def __neg__(self):
@@ -856,6 +858,23 @@ class Tensor:
         return self._compare(other, np.not_equal)
 
     __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        """A one-element tensor's truth value, as in PyTorch; more elements are ambiguous."""
+        if self.data.size != 1:
+            raise RuntimeError(
+                f"bool: the truth value of a tensor of shape {self.shape} ({self.data.size} "
+                "elements) is ambiguous; use .any() or .all() (e.g. `if (x > 0).any():`)"
+            )
+        return bool(self.data)
+
+    def any(self) -> Tensor:
+        """True if any element is nonzero (a bool tensor, no gradient)."""
+        return Tensor._make(np.any(self.data))
+
+    def all(self) -> Tensor:
+        """True if every element is nonzero (a bool tensor, no gradient)."""
+        return Tensor._make(np.all(self.data))
 
     # -- elementwise functions -----------------------------------------------------------------
 

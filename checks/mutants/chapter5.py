@@ -280,6 +280,11 @@ MUTANTS = [
         "        pass\n",
     ),
     Mutant(
+        "5.8", "an explicit all-False source mask left out (the model's default replaces it)", TR,
+        "src_key_padding_mask=src_mask,",
+        "src_key_padding_mask=src_mask if src_mask.any() else None,",
+    ),
+    Mutant(
         "5.8", "label smoothing dropped", TR,
         "ignore_index=pad_id, label_smoothing=label_smoothing)",
         "ignore_index=pad_id)",

@@ -44,7 +44,9 @@ def conv_call(x_shape, w_shape, bias_shape=None, **options):
 @pytest.mark.parametrize("x_shape, w_shape, bias_shape, options, message", [
     ((3, 8, 8), (4, 3, 3, 3), None, {}, r"conv2d: the input must be 4-D \(N, C, H, W\), got shape "
      r"\(3, 8, 8\); for one image"),
-    ((1, 3, 8, 8), (4, 3, 3), None, {}, r"the weight must be 4-D"),
+    ((1, 3, 8, 8), (4, 3, 3), None, {}, r"conv2d: the weight must be 4-D \(out_channels, "
+     r"in_channels, kH, kW\), got shape \(4, 3, 3\); for one input channel give it shape "
+     r"\(C_out, 1, kH, kW\)$"),
     ((1, 2, 8, 8), (4, 3, 3, 3), None, {}, r"conv2d: the input of shape \(1, 2, 8, 8\) has 2 "
      r"channels, the weight of shape \(4, 3, 3, 3\) expects 3"),
     ((1, 3, 8, 8), (4, 3, 3, 3), (3,), {}, r"conv2d: bias of shape \(3,\) for 4 output channels"),

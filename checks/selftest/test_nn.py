@@ -3,6 +3,7 @@ F.linear, save/load, the initialisers learners do not write, and the error messa
 
 import importlib
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -205,6 +206,85 @@ def test_save_and_load_round_trip_at_the_exact_path(tmp_path):
         np.testing.assert_array_equal(a.data, b.data, err_msg=name)
     nn.save({"x": np.arange(3.0)}, tmp_path / "dict.npz")
     np.testing.assert_array_equal(nn.load(tmp_path / "dict.npz")["x"], np.arange(3.0))
+
+
+def saved_checkpoint(tmp_path):
+    """A checkpoint on disk and its bytes: what a failed save must leave exactly as it was."""
+    path = tmp_path / "model.npz"
+    nn.save(Pair(), path)
+    return path, path.read_bytes()
+
+
+@pytest.mark.parametrize("value, message", [
+    ([[1, 2], [3]], r"the value of 'w' is not rectangular .*give every row the same length"),
+    (np.array([{"a": 1}], dtype=object), r"the value of 'w' holds object values, not real numbers"),
+    (np.array(["a", "b"]), r"the value of 'w' holds <U1 values, not real numbers"),
+    (np.array([1 + 2j]), r"the value of 'w' holds complex128 values, not real numbers"),
+])
+def test_save_refuses_a_value_that_is_not_an_array_of_real_numbers_and_writes_nothing(
+        tmp_path, value, message):
+    path, before = saved_checkpoint(tmp_path)
+    with pytest.raises(ValueError, match=r"save: " + message + r".*nothing was written"):
+        nn.save({"ok": np.ones(3), "w": value}, path)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["model.npz"]
+
+
+@pytest.mark.parametrize("key", ["allow_pickle", "file", "args", "kwds", "x.npy", "a/b", "",
+                                 "a b", 3])
+def test_save_refuses_keys_that_savez_would_drop_or_rename(tmp_path, key):
+    path, before = saved_checkpoint(tmp_path)
+    with pytest.raises(ValueError, match=r"save: the key .* cannot be a checkpoint name: use "
+                       r"letters, digits.*nothing was written"):
+        nn.save({key: np.ones(2)}, path)
+    assert path.read_bytes() == before
+
+
+def test_save_keeps_dotted_names_as_they_are(tmp_path):
+    state = {"encoder.layers.0.weight": np.ones((2, 2)), "step-count_1": np.array(3)}
+    nn.save(state, tmp_path / "dotted.npz")
+    loaded = nn.load(tmp_path / "dotted.npz")
+    assert sorted(loaded) == sorted(state) and loaded["step-count_1"] == 3
+
+
+def test_a_save_that_fails_midway_leaves_the_old_checkpoint_byte_identical(tmp_path, monkeypatch):
+    path, before = saved_checkpoint(tmp_path)
+
+    def savez_then_disk_full(file, **arrays):
+        file.write(b"PK\x03\x04 half a zip")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", savez_then_disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        nn.save({"x": np.ones(1000)}, path)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["model.npz"]
+
+
+FILE_SIZE_LIMIT = """
+import resource, signal, sys
+import numpy as np
+sys.path.insert(0, sys.argv[2])
+from framework.nn import save
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, not the process
+resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+try:
+    save({"big": np.ones(100_000)}, sys.argv[1])
+except OSError as error:
+    print("refused:", error)
+"""
+
+
+def test_a_file_size_limit_midway_leaves_the_old_checkpoint_byte_identical(tmp_path):
+    pytest.importorskip("resource", reason="RLIMIT_FSIZE is POSIX only")
+    import subprocess
+    import sys
+
+    path, before = saved_checkpoint(tmp_path)
+    assert len(before) < 20_000
+    done = subprocess.run([sys.executable, "-c", FILE_SIZE_LIMIT, str(path),
+                           str(Path(nn.__file__).parents[2])],
+                          capture_output=True, text=True, timeout=60)
+    assert "refused: [Errno 27] File too large" in done.stdout, done.stdout + done.stderr
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["model.npz"]
 
 
 def test_load_never_unpickles(tmp_path):

@@ -8,6 +8,8 @@ headings agree), selftest, reference (IMPL=solutions scores 100 everywhere, `ci`
 profile), stubs (the learner's untouched files: every exercise "not implemented
 yet"), proof (stubs, random outputs and the bug zoo, `proof` profile), notebooks
 (solutions/ under nbval, chapters/ run with the reference), bench (quick mode).
+Not run by default: sweep (every check on the reference and the alternatives with the
+`sweep` profile, 1,000 examples per check; run before each release, `make sweep`).
 """
 
 from __future__ import annotations
@@ -92,21 +94,26 @@ def bench() -> bool:
     return run([PY, "-m", "checks.tools.bench", "--quick"], IMPL="solutions")
 
 
+def sweep() -> bool:
+    return run([PY, "-m", "checks.tools.sweep"])
+
+
 STAGES = {
     "lint": lint, "consistency": consistency, "selftest": selftest, "reference": reference,
     "stubs": stubs, "proof": proof, "notebooks": notebooks, "bench": bench,
 }
+ON_REQUEST = {"sweep": sweep}  # stages run only when named with --only
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", action="append", choices=STAGES, help="run only this stage")
+    parser.add_argument("--only", action="append", choices=[*STAGES, *ON_REQUEST], help="run only this stage")
     args = parser.parse_args(argv)
     times, results = {}, {}
     for name in args.only or STAGES:
         print(f"\n=== {name} ===", flush=True)
         start = time.perf_counter()
-        results[name] = STAGES[name]()
+        results[name] = {**STAGES, **ON_REQUEST}[name]()
         times[name] = time.perf_counter() - start
     print("\nstage          result  seconds")
     for name in times:

@@ -388,6 +388,17 @@ def _stack(stack_type: type, layers: list[Module], d_model: int) -> Module:
     return stack
 
 
+def _modes(model: Module) -> list[tuple[Module, bool]]:
+    """Every module of the tree with its own `training` flag (they may differ)."""
+    return [(module, module.training) for module in model.modules()]
+
+
+def _restore_modes(modes: list[tuple[Module, bool]]) -> None:
+    """Put back the flags `_modes` found: a method that switches to eval leaves no trace."""
+    for module, training in modes:
+        object.__setattr__(module, "training", training)
+
+
 # -- exercise 5.7: the Transformer -----------------------------------------------------------------
 
 
@@ -457,8 +468,11 @@ class Transformer(Module):
         a row that is done is filled with EOS. Runs in eval mode, without a graph. The source
         mask defaults as in forward.
         """
+        if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 0:
+            raise ValueError(f"generate: max_len={max_len!r} must be a number of tokens, an int "
+                             ">= 0 (the longest output to produce after BOS)")
         src_key_padding_mask = self.source_padding_mask(src, src_key_padding_mask)
-        was_training = self.training
+        modes = _modes(self)
         self.eval()
         try:
             with no_grad():
@@ -466,7 +480,7 @@ class Transformer(Module):
                 raise NotImplementedError("Exercise 5.7: The Transformer and greedy decoding — see chapters/05_transformer.ipynb, '5.7 The whole Transformer, and greedy decoding'")
                 ### END SOLUTION
         finally:
-            self.train(was_training)
+            _restore_modes(modes)
 
     def cross_attention_weights(self, src, tgt, src_key_padding_mask=None,
                                 tgt_key_padding_mask=None) -> list[np.ndarray]:
@@ -475,7 +489,7 @@ class Transformer(Module):
         source mask defaults as in forward.
         """
         src_key_padding_mask = self.source_padding_mask(src, src_key_padding_mask)
-        was_training = self.training
+        modes = _modes(self)
         self.eval()
         try:
             with no_grad():
@@ -496,7 +510,7 @@ class Transformer(Module):
                               memory_key_padding_mask=src_key_padding_mask)
                 return found
         finally:
-            self.train(was_training)
+            _restore_modes(modes)
 
 
 # -- exercise 5.8: training with teacher forcing -----------------------------------------------------
@@ -515,7 +529,10 @@ def seq2seq_loss(
 ) -> Tensor:
     """Mean cross-entropy of predicting tgt_out (N, T) from src (N, S), the decoder reading
     shift_right(tgt_out): every position learns its next token at once. Padding (pad_id)
-    is masked as a key and ignored as a target; the source mask defaults to src == pad_id.
+    is masked as a key and ignored as a target; the source mask defaults to src == pad_id,
+    and an explicit one (all False: attend to every source position) is used as given.
+    A tgt_out of padding only leaves no token to average over: the loss is NaN, as PyTorch's
+    cross_entropy gives when every target is ignore_index.
     """
     ### BEGIN SOLUTION 5.8
     raise NotImplementedError("Exercise 5.8: The training step — see chapters/05_transformer.ipynb, '5.8 Training: teacher forcing'")

@@ -27,10 +27,10 @@ def pair(value, name: str, op: str) -> tuple[int, int]:
     return int(values[0]), int(values[1])
 
 
-def _check_image(op: str, x: np.ndarray, what: str = "input") -> None:
+def _check_image(op: str, x: np.ndarray) -> None:
     if x.ndim != 4:
         raise ValueError(
-            f"{op}: the {what} must be 4-D (N, C, H, W), got shape {x.shape}; for one image "
+            f"{op}: the input must be 4-D (N, C, H, W), got shape {x.shape}; for one image "
             "of shape (C, H, W) use x.reshape((1, C, H, W))"
         )
 
@@ -128,7 +128,11 @@ class Conv2dFunction(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, stride, padding):
         _check_image("conv2d", x)
-        _check_image("conv2d", weight, "weight")
+        if weight.ndim != 4:
+            raise ValueError(
+                f"conv2d: the weight must be 4-D (out_channels, in_channels, kH, kW), got shape "
+                f"{weight.shape}; for one input channel give it shape (C_out, 1, kH, kW)"
+            )
         if weight.shape[1] != x.shape[1]:
             raise ValueError(
                 f"conv2d: the input of shape {x.shape} has {x.shape[1]} channels, the weight of "

@@ -9,6 +9,8 @@ the tree. Layers compute with the fused ops of `nn.functional`.
 from __future__ import annotations
 
 import math
+import os
+import secrets
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
@@ -451,11 +453,57 @@ class Flatten(Module):
 # -- framework.save / framework.load ----------------------------------------------------------------
 
 
+# names np.savez takes as its own arguments (so they never reach the file), in any NumPy version
+RESERVED_KEYS = ("file", "args", "kwds", "allow_pickle")
+
+
+def _checkpoint_key(key) -> str:
+    """The key, if np.savez stores it under that exact name and np.load gives it back as it is."""
+    plain = isinstance(key, str) and key and all(c.isalnum() or c in "._-" for c in key)
+    if not plain or key.endswith(".npy") or key in RESERVED_KEYS:
+        raise ValueError(
+            f"save: the key {key!r} cannot be a checkpoint name: use letters, digits, '_', '.' "
+            f"and '-' (not ending in '.npy', not one of {RESERVED_KEYS}, which np.savez would "
+            "drop or rename); nothing was written"
+        )
+    return key
+
+
+def _checkpoint_array(key: str, value) -> np.ndarray:
+    """The value as an array of real numbers (bool, integers or floats), or a ValueError."""
+    try:
+        array = np.asarray(value.data if isinstance(value, Tensor) else value)
+    except ValueError as error:  # NumPy refuses ragged nested lists
+        raise ValueError(f"save: the value of {key!r} is not rectangular ({error}); give every "
+                         "row the same length; nothing was written") from None
+    if array.dtype.kind not in "biuf":
+        raise ValueError(
+            f"save: the value of {key!r} holds {array.dtype} values, not real numbers; a "
+            "checkpoint holds arrays of bool, integers or floats only (load never unpickles "
+            "objects); nothing was written"
+        )
+    return array
+
+
 def save(module: Module | dict, path) -> None:
-    """Write a module's state dict (or a dict of arrays) to `path` as .npz, at exactly that path."""
+    """Write a module's state dict (or a dict of arrays) to `path` as .npz, at exactly that path.
+
+    All or nothing: every key and value is checked first; the file is then written under a
+    temporary name in the same folder, flushed to disk, and renamed to `path` in one step
+    (os.replace), so a save that fails (a bad value, a full disk) leaves `path` as it was.
+    """
     state = module.state_dict() if isinstance(module, Module) else module
-    with open(path, "wb") as file:
-        np.savez(file, **{name: np.asarray(value) for name, value in state.items()})
+    arrays = {_checkpoint_key(key): _checkpoint_array(key, value) for key, value in state.items()}
+    temporary = f"{os.fspath(path)}.{secrets.token_hex(4)}.tmp"  # same folder: a rename, not a copy
+    try:
+        with open(temporary, "xb") as file:
+            np.savez(file, **arrays)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):  # the save failed before the rename
+            os.unlink(temporary)
 
 
 NPZ_MAGIC, NPY_MAGIC = b"PK\x03\x04", b"\x93NUMPY"  # how a .npz (a zip) and a .npy begin

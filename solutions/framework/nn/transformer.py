@@ -431,6 +431,17 @@ def _stack(stack_type: type, layers: list[Module], d_model: int) -> Module:
     return stack
 
 
+def _modes(model: Module) -> list[tuple[Module, bool]]:
+    """Every module of the tree with its own `training` flag (they may differ)."""
+    return [(module, module.training) for module in model.modules()]
+
+
+def _restore_modes(modes: list[tuple[Module, bool]]) -> None:
+    """Put back the flags `_modes` found: a method that switches to eval leaves no trace."""
+    for module, training in modes:
+        object.__setattr__(module, "training", training)
+
+
 # -- exercise 5.7: the Transformer -----------------------------------------------------------------
 
 
@@ -508,8 +519,11 @@ class Transformer(Module):
         a row that is done is filled with EOS. Runs in eval mode, without a graph. The source
         mask defaults as in forward.
         """
+        if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 0:
+            raise ValueError(f"generate: max_len={max_len!r} must be a number of tokens, an int "
+                             ">= 0 (the longest output to produce after BOS)")
         src_key_padding_mask = self.source_padding_mask(src, src_key_padding_mask)
-        was_training = self.training
+        modes = _modes(self)
         self.eval()
         try:
             with no_grad():
@@ -528,7 +542,7 @@ class Transformer(Module):
                 return tokens[:, 1:]
                 ### END SOLUTION
         finally:
-            self.train(was_training)
+            _restore_modes(modes)
 
     def cross_attention_weights(self, src, tgt, src_key_padding_mask=None,
                                 tgt_key_padding_mask=None) -> list[np.ndarray]:
@@ -537,7 +551,7 @@ class Transformer(Module):
         source mask defaults as in forward.
         """
         src_key_padding_mask = self.source_padding_mask(src, src_key_padding_mask)
-        was_training = self.training
+        modes = _modes(self)
         self.eval()
         try:
             with no_grad():
@@ -558,7 +572,7 @@ class Transformer(Module):
                               memory_key_padding_mask=src_key_padding_mask)
                 return found
         finally:
-            self.train(was_training)
+            _restore_modes(modes)
 
 
 # -- exercise 5.8: training with teacher forcing -----------------------------------------------------
@@ -579,7 +593,10 @@ def seq2seq_loss(
 ) -> Tensor:
     """Mean cross-entropy of predicting tgt_out (N, T) from src (N, S), the decoder reading
     shift_right(tgt_out): every position learns its next token at once. Padding (pad_id)
-    is masked as a key and ignored as a target; the source mask defaults to src == pad_id.
+    is masked as a key and ignored as a target; the source mask defaults to src == pad_id,
+    and an explicit one (all False: attend to every source position) is used as given.
+    A tgt_out of padding only leaves no token to average over: the loss is NaN, as PyTorch's
+    cross_entropy gives when every target is ignore_index.
     """
     ### BEGIN SOLUTION 5.8
     src, tgt_out = (np.asarray(a.data if isinstance(a, Tensor) else a) for a in (src, tgt_out))
@@ -588,8 +605,9 @@ def seq2seq_loss(
         src_key_padding_mask = src == pad_id
     src_mask = np.asarray(getattr(src_key_padding_mask, "data", src_key_padding_mask))
     tgt_mask = tgt_in == pad_id
-    # a mask that blocks nothing is left out: the same result, less work
-    logits = model(src, tgt_in, src_key_padding_mask=src_mask if src_mask.any() else None,
+    # the source mask always goes in: given None, the model would put its own default in its
+    # place; a target mask that blocks nothing is left out (the same result, less work)
+    logits = model(src, tgt_in, src_key_padding_mask=src_mask,
                    tgt_key_padding_mask=tgt_mask if tgt_mask.any() else None)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1),
                            ignore_index=pad_id, label_smoothing=label_smoothing)
