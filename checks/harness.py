@@ -197,6 +197,18 @@ def assert_close(got, expected, what: str, rtol: float = 1e-5, atol: float = 1e-
         )
 
 
+def forward_of(forward: Callable[[], object], leaves: list, what: str):
+    """`forward()`; writing into one of its (read-only) inputs is named as such."""
+    try:
+        return forward()
+    except ValueError as error:
+        if not ("read-only" in str(error) and any(
+                isinstance(leaf.data, np.ndarray) and holds(error, leaf.data) for leaf in leaves)):
+            raise
+        raise AssertionError(f"{what}: your forward modified its input in place: return a new "
+                             "array (`a + b`, not `a += b`)") from error
+
+
 def check_gradients(
     forward: Callable[[], object], leaves: list, seed: int, what: str,
     rtol: float = 1e-5, atol: float = 1e-6, directional: bool = False, eps: float = 1e-6,
@@ -206,18 +218,12 @@ def check_gradients(
     `forward()` builds the output from `leaves` (float64 tensors that require grad).
     The gradients come from the graders' own walk over `grad_fn`, so only the ops'
     rules are under test. Full: every element of every leaf is perturbed. Directional
-    (large composites): one random direction for all leaves together.
+    (large composites): one random direction for all leaves together. The perturbed inputs
+    handed to `forward` are read-only.
     """
     fw = framework()
     rng = np.random.default_rng(seed)
-    try:
-        out = forward()
-    except ValueError as error:
-        if not ("read-only" in str(error) and any(
-                isinstance(leaf.data, np.ndarray) and holds(error, leaf.data) for leaf in leaves)):
-            raise
-        raise AssertionError(f"{what}: your forward modified its input in place: return a new "
-                             "array (`a + b`, not `a += b`)") from error
+    out = forward_of(forward, leaves, what)
     cotangent = rng.standard_normal(out.data.shape)
     grads = backprop(out, cotangent)
     got = [np.asarray(grads.get(id(leaf), np.zeros(leaf.data.shape))) for leaf in leaves]
@@ -228,7 +234,8 @@ def check_gradients(
 
     def objective() -> float:
         with fw.no_grad():
-            return float(np.sum(np.asarray(forward().data, dtype=np.float64) * cotangent))
+            out = forward_of(forward, leaves, what)
+            return float(np.sum(np.asarray(out.data, dtype=np.float64) * cotangent))
 
     if directional:
         directions = [rng.standard_normal(leaf.data.shape) for leaf in leaves]
@@ -236,7 +243,7 @@ def check_gradients(
         values = []
         for sign in (1, -1):
             for leaf, original, v in zip(leaves, originals, directions):
-                leaf.data = original + sign * eps * v
+                leaf.data = read_only(original + sign * eps * v)
             values.append(objective())
         for leaf, original in zip(leaves, originals):
             leaf.data = original
@@ -248,7 +255,7 @@ def check_gradients(
         original = leaf.data
 
         def f(x, leaf=leaf):
-            leaf.data = x
+            leaf.data = read_only(x)
             return objective()
 
         expected = central_difference(f, original, eps)

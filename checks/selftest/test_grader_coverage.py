@@ -7,14 +7,16 @@ from hypothesis import HealthCheck, given, settings
 os.environ.setdefault("IMPL", "solutions")  # the grader module imports the code under test
 from checks import chapter2_tensor  # noqa: E402
 
-CI = settings(max_examples=60, derandomize=True, database=None, deadline=None,
+# A share is measured on 400 draws: in 60, the constants hypothesis takes from whichever
+# local modules are loaded (its "local constants") move the counts by more than the margin.
+MANY = settings(max_examples=400, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
 
 
 def drawn_axes() -> list:
     axes = []
 
-    @CI
+    @MANY
     @given(case=chapter2_tensor.reductions())
     def collect(case):
         axes.append(case[1])

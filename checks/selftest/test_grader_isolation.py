@@ -85,3 +85,14 @@ def test_the_package_imports_while_one_of_its_files_does_not(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "optim: SyntaxError"
+
+
+def test_a_syntax_error_in_conv_blocks_chapter_6_not_chapter_3(tmp_path):
+    """nn/functional.py and nn/modules.py read chapter 6's conv.py only when a conv op is used."""
+    impl = package(tmp_path, SOLUTIONS, "nn/conv.py", replace="\ny = [\n")
+    blocked = run_exercise("6.1", impl, "proof")
+    assert blocked["status"] == "import_error", blocked
+    assert blocked["import_error"]["file"] == "framework/nn/conv.py"
+    for exercise_id in ("3.2", "3.3"):
+        graded = run_exercise(exercise_id, impl, "proof")
+        assert graded["status"] == "ok" and all(c["passed"] for c in graded["checks"]), graded

@@ -22,9 +22,18 @@ from ..tensor import (
     stable_sigmoid,
     unbroadcast,
 )
-from .conv import avg_pool2d as avg_pool2d  # chapter 6's ops, where PyTorch has them
-from .conv import conv2d as conv2d
-from .conv import max_pool2d as max_pool2d
+
+
+def __getattr__(name: str):
+    """Chapter 6's ops, where PyTorch has them (`F.conv2d`), read from conv.py when first used:
+    chapters 3 and 5 do not wait for chapter 6's file to import."""
+    if name not in ("conv2d", "max_pool2d", "avg_pool2d"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import conv
+
+    globals()[name] = getattr(conv, name)
+    return globals()[name]
+
 
 REDUCTIONS = ("mean", "sum", "none")
 

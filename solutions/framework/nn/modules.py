@@ -21,7 +21,6 @@ from ..generator import default_generator
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .conv import pair
 
 
 class Parameter(Tensor):
@@ -396,6 +395,8 @@ class Conv2d(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  bias: bool = True, dtype=np.float32) -> None:
         super().__init__()
+        from .conv import pair  # here, not at the top: chapter 3's layers do not need conv.py
+
         kernel = pair(kernel_size, "kernel_size", "Conv2d")
         ### BEGIN SOLUTION 6.7
         weight = Parameter(np.zeros((out_channels, in_channels) + kernel, dtype=dtype))
