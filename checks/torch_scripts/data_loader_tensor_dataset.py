@@ -52,7 +52,8 @@ def run():
     assert yb.numpy().dtype == np.int64
 
     train, test = random_split(dataset, [7, 3], generator=torch.Generator().manual_seed(0))
-    assert sorted([train[i][1].item() for i in range(7)] + [test[i][1].item() for i in range(3)]) == list(range(10))
+    split = [train[i][1].item() for i in range(7)] + [test[i][1].item() for i in range(3)]
+    assert sorted(split) == list(range(10)), split
     total = sum(xb.sum().item() for xb, _ in DataLoader(dataset, batch_size=3, shuffle=True))
     return {"len_plain": len(plain), "len_shuffled": len(loader), "plain_targets": epoch_targets(plain),
             "epoch_size": len(covered), "total": total, "split": [len(train), len(test)],

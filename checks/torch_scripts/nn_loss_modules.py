@@ -67,5 +67,6 @@ def run():
     bce = nn.BCELoss(reduction="none")(probabilities, labels).numpy()
     close(bce, [-np.log(0.9), -np.log(0.5), -np.log(0.9), 100.0], "BCELoss, log clamped at -100")
     results["bce"] = bce.tolist()
-    results["bce_logits"] = nn.BCEWithLogitsLoss()(torch.tensor(a_np), torch.tensor((b_np > 0).astype(np.float32))).item()
+    signs = torch.tensor((b_np > 0).astype(np.float32))
+    results["bce_logits"] = nn.BCEWithLogitsLoss()(torch.tensor(a_np), signs).item()
     return results

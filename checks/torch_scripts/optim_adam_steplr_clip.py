@@ -20,7 +20,7 @@ def run():
     criterion = nn.MSELoss()
     inputs, targets = torch.tensor(X), torch.tensor(Y)
     losses, norms, lrs = [], [], []
-    for step in range(12):
+    for _ in range(12):
         optimizer.zero_grad(set_to_none=True)
         loss = criterion(model(inputs), targets)
         loss.backward()

@@ -21,8 +21,8 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import re
 import importlib
+import re
 import runpy
 import sys
 from collections.abc import Iterator
