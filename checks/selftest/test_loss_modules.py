@@ -50,7 +50,8 @@ def test_cross_entropy_loss_is_the_functional_form_with_its_options():
     (nn.BCEWithLogitsLoss, "pos_weight"), (nn.MSELoss, "size_average"), (nn.L1Loss, "reduce"),
 ])
 def test_unsupported_pytorch_arguments_raise_naming_them(cls, argument):
-    with pytest.raises(NotImplementedError, match=rf"{cls.__name__}: the argument {argument}= is not supported"):
+    message = rf"{cls.__name__}: the argument {argument}= is not supported"
+    with pytest.raises(NotImplementedError, match=message):
         cls(**{argument: np.ones(3)})
 
 
