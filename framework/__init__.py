@@ -2,7 +2,8 @@
 
 Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
 `Function`), chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`, chapter 6
-`nn.conv`; `data`, `viz`, `memory` and `runtime` are provided.
+`nn.conv`; `data`, `utils.data` (PyTorch's Dataset and DataLoader), `viz`, `memory` and
+`runtime` are provided.
 
 Importing the package changes nothing outside it. `memory.tune()` is the explicit opt-in
 that makes training steps faster for the whole process: freed memory kept for reuse (a
@@ -10,7 +11,7 @@ malloc setting, on Linux only) and a cycle collector that scans less often (the
 framework's graphs hold no cycles).
 """
 
-from . import data, memory, nn, optim, runtime, viz
+from . import data, memory, nn, optim, runtime, utils, viz
 from .autodiff import (
     Value,
     backpropagate,
@@ -19,7 +20,7 @@ from .autodiff import (
     numerical_derivative,
     topological_order,
 )
-from .generator import default_generator, manual_seed
+from .generator import Generator, default_generator, manual_seed
 from .nn import load, save
 from .tensor import (
     Context,
@@ -43,6 +44,7 @@ from .tensor import (
 __all__ = [
     "Context",
     "Function",
+    "Generator",
     "Tensor",
     "Value",
     "backpropagate",
@@ -70,6 +72,7 @@ __all__ = [
     "tensor",
     "topological_order",
     "unbroadcast",
+    "utils",
     "viz",
     "where",
     "zeros",

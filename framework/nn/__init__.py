@@ -2,12 +2,15 @@
 
 Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, containers),
 `functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py` (and
-`Conv2d` in `modules.py`). This file only gathers their names, so every module imports
-its neighbours directly and none waits for this package to finish initialising.
+`Conv2d` in `modules.py`). Provided: `loss.py` (the loss modules, over `functional`'s
+losses) and `utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`). This file only
+gathers their names, so every module imports its neighbours directly and none waits for this
+package to finish initialising.
 """
 
-from . import conv, functional, init, transformer
+from . import conv, functional, init, transformer, utils
 from . import functional as F
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .modules import (
     GELU,
     AvgPool2d,
@@ -39,9 +42,10 @@ from .transformer import (
 )
 
 __all__ = [
-    "GELU", "AvgPool2d", "Conv2d", "Dropout", "Embedding", "F", "Flatten",
-    "LayerNorm", "Linear", "MaxPool2d", "Module", "ModuleList", "MultiheadAttention", "Parameter",
-    "PositionalEncoding", "ReLU", "Sequential", "Sigmoid", "Tanh", "Transformer",
-    "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
-    "TransformerEncoderLayer", "conv", "functional", "init", "load", "save", "transformer",
+    "GELU", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "Conv2d", "CrossEntropyLoss", "Dropout",
+    "Embedding", "F", "Flatten", "L1Loss", "LayerNorm", "Linear", "MSELoss", "MaxPool2d", "Module",
+    "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "PositionalEncoding", "ReLU",
+    "Sequential", "Sigmoid", "Tanh", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "TransformerEncoder", "TransformerEncoderLayer", "conv", "functional", "init", "load", "save",
+    "transformer", "utils",
 ]

@@ -191,7 +191,10 @@ class Module:
         mismatch, or an array that is not real numbers castable to its target's dtype
         (strings, objects, complex, floats into an integer buffer), is always an error.
         Everything is checked before anything is copied: a failed load changes nothing.
+        A module whose names differ from PyTorch's translates PyTorch's (`translate_state`).
         """
+        for path, module in self.named_modules():
+            state = module.translate_state(f"{path}." if path else "", state)
         targets = {name: p.data for name, p in self.named_parameters()}
         targets.update(self.named_buffers())
         missing = [name for name in targets if name not in state]
@@ -213,6 +216,12 @@ class Module:
         for name, array in arrays.items():
             targets[name][...] = array
         return IncompatibleKeys(missing, unexpected)
+
+    def translate_state(self, prefix: str, state: dict) -> dict:
+        """The state with PyTorch's names for this module's entries (under `prefix`) turned into
+        this module's own; as it is here, where the names are the same.
+        """
+        return state
 
     # -- printing -----------------------------------------------------------------------------------
 
