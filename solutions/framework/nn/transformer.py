@@ -414,9 +414,9 @@ class TransformerDecoderLayer(Module):
         attended, _ = self.self_attn(h, h, h, key_padding_mask=tgt_key_padding_mask, need_weights=False,
                                      attn_mask=tgt_mask, is_causal=tgt_is_causal)
         y = y + self.dropout1(attended)
-        read, _ = self.multihead_attn(self.norm2(y), memory, memory,
+        read, _ = self.multihead_attn(self.norm2(y), memory, memory, need_weights=False,
                                       key_padding_mask=memory_key_padding_mask,
-                                      attn_mask=memory_mask, need_weights=False)
+                                      attn_mask=memory_mask)
         y = y + self.dropout2(read)
         hidden = self.dropout(self.activation(self.linear1(self.norm3(y))))
         return y + self.dropout3(self.linear2(hidden))
