@@ -329,7 +329,9 @@ def nll_loss(input: Tensor, target, ignore_index: int = -100, reduction: str = "
     if reduction != "mean":
         return _reduced(losses, reduction)
     count = int(np.count_nonzero(keep))
-    return losses.sum() / count if count else losses.sum() * np.nan  # PyTorch's nan for 0 rows
+    if count == 0:
+        return losses.sum() * np.nan  # no row counts: PyTorch's mean is nan too
+    return losses.sum() / count
 
 
 def l1_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:
