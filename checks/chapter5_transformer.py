@@ -39,6 +39,7 @@ fw = framework()
 nn = importlib.import_module(f"{fw.__name__}.nn")
 F = importlib.import_module(f"{fw.__name__}.nn.functional")
 T = importlib.import_module(f"{fw.__name__}.nn.transformer")
+LAYOUT = dict(batch_first=True, norm_first=True)  # the layers' layout, which they require said
 optim = importlib.import_module(f"{fw.__name__}.optim")
 
 
@@ -694,7 +695,7 @@ def probe_encoder_layer(fw):
     x = np.linspace(-1, 1, 8).reshape(1, 2, 4)
     probe_first(T.TransformerEncoderLayer, "forward", fw.Tensor(x))
     fw.manual_seed(0)
-    layer = T.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0)
+    layer = T.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0, **LAYOUT)
     return {"TransformerEncoderLayer(4, 2) output": layer(fw.Tensor(x)).data}
 
 
@@ -725,7 +726,7 @@ def layer_setup(layer_class, case, dropout: float):
     *_, heads, head_dim, ffn, activation, seed = case
     fw.manual_seed(seed)
     layer = layer_class(heads * head_dim, heads, dim_feedforward=ffn, dropout=dropout,
-                        activation=activation).to(np.float64)
+                        activation=activation, **LAYOUT).to(np.float64)
     jitter_norms(layer, seed)
     return layer, np.random.default_rng(seed)
 
@@ -796,7 +797,7 @@ def test_encoder_layer_in_eval_mode_is_deterministic(case):
 def test_encoder_layer_in_train_mode_applies_dropout():
     """With dropout 0.5 in train mode the output differs from eval mode's (and between calls)."""
     fw.manual_seed(0)
-    layer = T.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.5)
+    layer = T.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.5, **LAYOUT)
     x = fw.Tensor(np.random.default_rng(0).standard_normal((2, 5, 4)).astype(np.float32))
     trained = values(layer.train()(x))
     evaluated = values(layer.eval()(x))
@@ -828,7 +829,7 @@ def probe_decoder_layer(fw):
     memory = np.linspace(1, -1, 12).reshape(1, 3, 4)
     probe_first(T.TransformerDecoderLayer, "forward", fw.Tensor(y), fw.Tensor(memory))
     fw.manual_seed(0)
-    layer = T.TransformerDecoderLayer(4, 2, dim_feedforward=8, dropout=0.0)
+    layer = T.TransformerDecoderLayer(4, 2, dim_feedforward=8, dropout=0.0, **LAYOUT)
     return {"TransformerDecoderLayer(4, 2) output": layer(fw.Tensor(y), fw.Tensor(memory)).data}
 
 

@@ -12,6 +12,7 @@ fw = load_framework("solutions")
 nn = importlib.import_module("framework.nn")
 F = importlib.import_module("framework.nn.functional")
 transformer = importlib.import_module("framework.nn.transformer")
+LAYOUT = dict(batch_first=True, norm_first=True)  # the layers' layout, which they require said
 
 
 def small_model(**kwargs):
@@ -120,7 +121,7 @@ def test_layer_norm_module_starts_as_gain_one_bias_zero():
 
 def test_encoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
     fw.manual_seed(0)
-    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **LAYOUT)
     encoder = nn.TransformerEncoder(layer, 3, nn.LayerNorm(8))
     assert len(encoder.layers) == 3 and isinstance(encoder.norm, nn.LayerNorm)
     assert len({id(clone) for clone in encoder.layers} | {id(layer)}) == 4
@@ -137,7 +138,7 @@ def test_encoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
 
 def test_encoder_stack_without_a_norm_ends_with_its_last_layer():
     fw.manual_seed(0)
-    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **LAYOUT), 2)
     x = fw.Tensor(np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32))
     expected = encoder.layers[1](encoder.layers[0](x))
     assert encoder.norm is None
@@ -145,7 +146,7 @@ def test_encoder_stack_without_a_norm_ends_with_its_last_layer():
 
 
 def test_stack_copies_train_apart():
-    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **LAYOUT), 2)
     encoder.layers[0].linear1.weight.data += 1.0
     assert not np.array_equal(encoder.layers[0].linear1.weight.data,
                               encoder.layers[1].linear1.weight.data)
@@ -153,7 +154,7 @@ def test_stack_copies_train_apart():
 
 def test_decoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
     fw.manual_seed(0)
-    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
+    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, **LAYOUT)
     decoder = nn.TransformerDecoder(layer, 2, nn.LayerNorm(8))
     assert len(decoder.layers) == 2 and isinstance(decoder.norm, nn.LayerNorm)
     assert all(clone is not layer for clone in decoder.layers)
@@ -237,6 +238,14 @@ def test_attention_weights_are_averaged_over_heads_or_given_per_head():
     np.testing.assert_allclose(per_head.data.mean(axis=1), averaged.data, rtol=1e-6)
     np.testing.assert_allclose(per_head.data.sum(axis=-1), 1, rtol=1e-6)
     assert not per_head.data[0, :, :, 2:].any()
+
+
+@pytest.mark.parametrize("layer", ["TransformerEncoderLayer", "TransformerDecoderLayer"])
+@pytest.mark.parametrize("layout", [{}, dict(batch_first=True), dict(norm_first=True),
+                                    dict(batch_first=False, norm_first=True)])
+def test_layers_require_their_layout_said_since_pytorchs_defaults_differ(layer, layout):
+    with pytest.raises(ValueError, match=rf"{layer}: pass batch_first=True and norm_first=True"):
+        getattr(nn, layer)(8, 2, **layout)
 
 
 def test_attention_is_sequence_first_by_default_as_pytorch():
