@@ -1,9 +1,12 @@
 """Provided PyTorch surface of `framework.nn` (the reference): the loss modules and the losses
-they add to `functional` (nll_loss, l1_loss, binary_cross_entropy), and `nn.utils`.
+they add to `functional` (nll_loss, l1_loss, binary_cross_entropy), `nn.utils`, and the
+arguments of `torch.load` that `framework.load` takes.
 """
 
 import importlib
 import math
+import os
+import tempfile
 
 import numpy as np
 import pytest
@@ -176,3 +179,17 @@ def test_parameters_to_vector_and_back():
     np.testing.assert_array_equal(model[1].bias.data, [12.0])
     with pytest.raises(ValueError, match=r"vec of shape \(12,\) for parameters holding 13 numbers"):
         utils.vector_to_parameters(np.zeros(12), model.parameters())
+
+
+# -- torch.load's arguments ----------------------------------------------------------------------------
+
+
+def test_load_takes_pytorchs_map_location_and_weights_only():
+    model = nn.Linear(2, 3)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "model.pt")
+        fw.save(model.state_dict(), path)
+        state = fw.load(path, map_location="cpu", weights_only=True)
+        with pytest.raises(ValueError, match=r"load: map_location='cuda:0'; the framework runs on the CPU"):
+            fw.load(path, map_location="cuda:0")
+    np.testing.assert_array_equal(state["weight"], model.weight.data)

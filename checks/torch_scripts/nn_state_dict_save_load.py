@@ -23,7 +23,7 @@ def run():
         other = make()
         with torch.no_grad():
             assert not np.allclose(other(x).numpy(), model(x).numpy())
-        result = other.load_state_dict(torch.load(path))
+        result = other.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
     assert list(result.missing_keys) == [] and list(result.unexpected_keys) == []
     with torch.no_grad():
         assert np.array_equal(other(x).numpy(), model(x).numpy())
