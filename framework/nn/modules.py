@@ -443,12 +443,15 @@ def save(module: Module | dict, path) -> None:
 NPZ_MAGIC, NPY_MAGIC = b"PK\x03\x04", b"\x93NUMPY"  # how a .npz (a zip) and a .npy begin
 
 
-def load(path) -> dict[str, np.ndarray]:
+def load(path, map_location=None, weights_only: bool = True) -> dict[str, np.ndarray]:
     """The state dict that `save` wrote: pass it to `module.load_state_dict`. No pickles are read.
 
     A file that is not such a checkpoint (a .npy array, Python objects, a truncated or damaged
-    .npz) is a ValueError that says which; the file is closed either way.
+    .npz) is a ValueError that says which; the file is closed either way. `map_location` and
+    `weights_only` are PyTorch's: arrays live on the CPU, and only arrays are ever read.
     """
+    if map_location not in (None, "cpu") and str(map_location) != "cpu":
+        raise ValueError(f"load: map_location={map_location!r}; the framework runs on the CPU only")
     with open(path, "rb") as file:
         start = file.read(len(NPY_MAGIC))
         if start.startswith(NPY_MAGIC):

@@ -330,13 +330,31 @@ def _activation(name: str):
     return _ACTIVATIONS[name]
 
 
+def _check_layout(layer: str, batch_first, norm_first) -> None:
+    """The layers are batch first and pre-LN only, where PyTorch's defaults are the opposite:
+    the caller says so (batch_first=True, norm_first=True), so no PyTorch code that relies on
+    the defaults runs here with a silently different layer.
+    """
+    if batch_first is not True or norm_first is not True:
+        raise ValueError(
+            f"{layer}: pass batch_first=True and norm_first=True (got batch_first={batch_first}, "
+            f"norm_first={norm_first}). This course's layers are batch first, (N, T, E), and "
+            "pre-LayerNorm, x + f(norm(x)); PyTorch's defaults, batch_first=False (sequence first) "
+            "and norm_first=False (post-LayerNorm), are not implemented"
+        )
+
+
 class TransformerEncoderLayer(Module):
     """Pre-LN encoder layer, batch first: x + Dropout(SelfAttention(LN₁ x)), then
     x + Dropout(FFN(LN₂ x)) with FFN(h) = linear2(Dropout(activation(linear1 h))).
+
+    batch_first=True and norm_first=True must be passed: PyTorch's defaults are False.
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str = "relu") -> None:
+                 dropout: float = 0.1, activation: str = "relu", batch_first: bool | None = None,
+                 norm_first: bool | None = None) -> None:
+        _check_layout(type(self).__name__, batch_first, norm_first)
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True)
         self.linear1 = Linear(d_model, dim_feedforward)
@@ -357,10 +375,13 @@ class TransformerDecoderLayer(Module):
 
     tgt_is_causal defaults to True here (PyTorch's default is False): a decoder that can
     see the future while training learns to copy it and fails when generating.
+    batch_first=True and norm_first=True must be passed: PyTorch's defaults are False.
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str = "relu") -> None:
+                 dropout: float = 0.1, activation: str = "relu", batch_first: bool | None = None,
+                 norm_first: bool | None = None) -> None:
+        _check_layout(type(self).__name__, batch_first, norm_first)
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True)
@@ -457,7 +478,7 @@ class Transformer(Module):
         self.tgt_embedding = Embedding(tgt_vocab_size, d_model, padding_idx)
         self.positional = PositionalEncoding(d_model, max_len)
         layer = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
-                     dropout=dropout, activation=activation)
+                     dropout=dropout, activation=activation, batch_first=True, norm_first=True)
         self.encoder = _stack(TransformerEncoder, [TransformerEncoderLayer(**layer)
                                                    for _ in range(num_encoder_layers)], d_model)
         self.decoder = _stack(TransformerDecoder, [TransformerDecoderLayer(**layer)
