@@ -161,7 +161,86 @@ class SequentialLR(LRScheduler):
         super().load_state_dict(state)
 
 
+def _cosine(start: float, end: float, fraction: float) -> float:
+    return end + (start - end) / 2.0 * (math.cos(math.pi * fraction) + 1)
+
+
+def _linear(start: float, end: float, fraction: float) -> float:
+    return (end - start) * fraction + start
+
+
+class OneCycleLR(LRScheduler):
+    """The one-cycle policy (Smith): lr from max_lr/div_factor up to max_lr over the first
+    pct_start of total_steps, then down to that start / final_div_factor, each stretch a half
+    cosine (or a line); the momentum (SGD's, or Adam's β₁) cycles the other way, from
+    max_momentum down to base_momentum and back. The group's own lr is not used: max_lr is.
+    three_phase: up, back down to the start, then the rest of the way to the minimum.
+    """
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | Sequence[float], total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: str = "cos", cycle_momentum: bool = True, base_momentum: float = 0.85,
+                 max_momentum: float = 0.95, div_factor: float = 25.0, final_div_factor: float = 1e4,
+                 three_phase: bool = False) -> None:
+        if total_steps is None and epochs is not None and steps_per_epoch is not None:
+            total_steps = epochs * steps_per_epoch
+        if not (isinstance(total_steps, int) and total_steps > 0):
+            raise ValueError(f"OneCycleLR: total_steps={total_steps!r}; give a whole number > 0, or "
+                             "epochs and steps_per_epoch")
+        if not 0 <= pct_start <= 1 or anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"OneCycleLR: pct_start={pct_start} must be in [0, 1] and "
+                             f"anneal_strategy={anneal_strategy!r} 'cos' or 'linear'")
+        self.total_steps, self.cycle_momentum = total_steps, cycle_momentum
+        self.anneal = _cosine if anneal_strategy == "cos" else _linear
+        up = pct_start * total_steps - 1
+        # (last step of the stretch, lr from → to, momentum from → to), keys of each group
+        self.phases = ([(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                        (2 * up, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                        (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+                       if three_phase else
+                       [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                        (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")])
+        groups = optimizer.param_groups
+        for group, top in zip(groups, _per_group("OneCycleLR", max_lr, optimizer, "max_lr values")):
+            group["initial_lr"], group["max_lr"] = top / div_factor, top
+            group["min_lr"] = group["initial_lr"] / final_div_factor
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("OneCycleLR: cycle_momentum=True needs an optimizer with momentum "
+                                 "or betas; pass cycle_momentum=False")
+            self.use_beta1 = "betas" in optimizer.defaults
+            lows = _per_group("OneCycleLR", base_momentum, optimizer, "base_momentum values")
+            highs = _per_group("OneCycleLR", max_momentum, optimizer, "max_momentum values")
+            for group, low, high in zip(groups, lows, highs):
+                group["base_momentum"], group["max_momentum"] = low, high
+        super().__init__(optimizer)
+
+    def step(self) -> None:
+        """Advance the count; set each group's lr (and momentum) for its place in the cycle."""
+        self.last_epoch += 1
+        t = self.last_epoch
+        if t > self.total_steps:
+            raise ValueError(f"OneCycleLR: step {t} of a cycle of total_steps={self.total_steps}; "
+                             "the cycle is over (build it with the number of steps you take)")
+        start = 0.0
+        for i, (end, *keys) in enumerate(self.phases):
+            if t <= end or i == len(self.phases) - 1:
+                fraction = (t - start) / (end - start)
+                lr_from, lr_to, momentum_from, momentum_to = keys
+                break
+            start = end
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.anneal(group[lr_from], group[lr_to], fraction)
+            if self.cycle_momentum:
+                momentum = self.anneal(group[momentum_from], group[momentum_to], fraction)
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+
 __all__ = [
     "ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR",
-    "MultiStepLR", "SequentialLR", "StepLR", "WarmupCosineLR",
+    "MultiStepLR", "OneCycleLR", "SequentialLR", "StepLR", "WarmupCosineLR",
 ]

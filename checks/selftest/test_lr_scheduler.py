@@ -93,6 +93,37 @@ def test_sequential_lr_checks_its_schedulers_and_milestones():
         lr_scheduler.SequentialLR(opt, [first, lr_scheduler.ExponentialLR(other, 0.5)], milestones=[3])
 
 
+def test_one_cycle_lr_rises_to_max_lr_then_falls_to_its_minimum():
+    opt = optim.SGD([fw.Tensor(np.zeros(2), requires_grad=True)], lr=123.0, momentum=0.5)
+    scheduler = lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=10, pct_start=0.3)
+    lr, momentum = [], []
+    for _ in range(10):
+        lr.append(opt.param_groups[0]["lr"])
+        momentum.append(opt.param_groups[0]["momentum"])
+        scheduler.step()
+    up = [0.04 + 0.96 * (1 - math.cos(math.pi * t / 2)) / 2 for t in range(3)]
+    down = [4e-6 + (1 - 4e-6) * (1 + math.cos(math.pi * (t - 2) / 7)) / 2 for t in range(3, 10)]
+    np.testing.assert_allclose(lr, up + down, rtol=1e-12)
+    np.testing.assert_allclose([momentum[0], momentum[2], momentum[-1]], [0.95, 0.85, 0.95])
+    assert scheduler.last_epoch == 10  # step total_steps itself is allowed, as in PyTorch; one more is not
+    with pytest.raises(ValueError, match=r"OneCycleLR: step 11 of a cycle of total_steps=10"):
+        scheduler.step()
+
+
+def test_one_cycle_lr_cycles_adams_beta1_and_needs_a_momentum():
+    w = fw.Tensor(np.zeros(2), requires_grad=True)
+    opt = optim.Adam([w], lr=0.1, betas=(0.9, 0.99))
+    lr_scheduler.OneCycleLR(opt, max_lr=0.1, epochs=2, steps_per_epoch=5)
+    assert opt.param_groups[0]["betas"] == (0.95, 0.99)
+
+    class Plain(optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, dict(lr=0.1))
+
+    with pytest.raises(ValueError, match=r"cycle_momentum=True needs an optimizer with momentum or betas"):
+        lr_scheduler.OneCycleLR(Plain([w]), max_lr=0.1, total_steps=5)
+
+
 def test_scheduler_state_dict_resumes_the_schedule():
     opt = optimizer()
     scheduler = lr_scheduler.SequentialLR(
