@@ -39,6 +39,7 @@ fw = framework()
 nn = importlib.import_module(f"{fw.__name__}.nn")
 F = importlib.import_module(f"{fw.__name__}.nn.functional")
 T = importlib.import_module(f"{fw.__name__}.nn.transformer")
+LAYOUT = dict(batch_first=True, norm_first=True)  # the layers' layout, which they require said
 optim = importlib.import_module(f"{fw.__name__}.optim")
 
 
@@ -482,9 +483,9 @@ def test_attention_is_stable_at_scores_of_1e4(seed, dtype):
 def probe_multihead(fw):
     x = np.linspace(-1, 1, 8).reshape(1, 2, 4)
     probe_first(nn.MultiheadAttention, "forward", fw.Tensor(x), fw.Tensor(x), fw.Tensor(x),
-                embed_dim=4, num_heads=2, head_dim=2)
+                embed_dim=4, num_heads=2, head_dim=2, batch_first=True)
     fw.manual_seed(0)
-    out, _ = nn.MultiheadAttention(4, 2)(fw.Tensor(x), fw.Tensor(x), fw.Tensor(x))
+    out, _ = nn.MultiheadAttention(4, 2, batch_first=True)(fw.Tensor(x), fw.Tensor(x), fw.Tensor(x))
     return {"MultiheadAttention(4, 2) output": out.data}
 
 
@@ -515,7 +516,7 @@ def multihead_setup(case, dtype=np.float64):
     n, length, source, heads, head_dim, cross, seed = case
     embed = heads * head_dim
     fw.manual_seed(seed)
-    m = nn.MultiheadAttention(embed, heads).to(dtype)
+    m = nn.MultiheadAttention(embed, heads, batch_first=True).to(dtype)
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((n, length, embed))
     if cross:
@@ -551,8 +552,8 @@ def tensors(*arrays):
 def test_multihead_matches_numpy_with_the_modules_weights(case):
     """Project, split E into H heads of E/H (head h = features h·D…), attend, merge, project."""
     m, q, k, v, _ = multihead_setup(case)
-    out, weights = m(*tensors(q, k, v))
-    assert weights is None, "need_weights=False (the default) returns (output, None)"
+    out, weights = m(*tensors(q, k, v), need_weights=False)
+    assert weights is None, "need_weights=False returns (output, None)"
     assert_close(values(out), np_multihead(m, case[3], q, k, v)[0], mha_what(case))
 
 
@@ -655,7 +656,7 @@ def test_multihead_gradient(case, masked):
 def test_multihead_shape_errors_name_the_culprit():
     """Wrong shapes fail with an error naming query, key, value or key_padding_mask."""
     fw.manual_seed(0)
-    m = nn.MultiheadAttention(4, 2)
+    m = nn.MultiheadAttention(4, 2, batch_first=True)
     good = np.zeros((2, 3, 4), dtype=np.float32)
     out, _ = m(*tensors(good, good, good))
     assert out.shape == (2, 3, 4), f"query, key, value (2, 3, 4) gave an output {out.shape}"
@@ -694,7 +695,7 @@ def probe_encoder_layer(fw):
     x = np.linspace(-1, 1, 8).reshape(1, 2, 4)
     probe_first(T.TransformerEncoderLayer, "forward", fw.Tensor(x))
     fw.manual_seed(0)
-    layer = T.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0)
+    layer = T.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0, **LAYOUT)
     return {"TransformerEncoderLayer(4, 2) output": layer(fw.Tensor(x)).data}
 
 
@@ -725,7 +726,7 @@ def layer_setup(layer_class, case, dropout: float):
     *_, heads, head_dim, ffn, activation, seed = case
     fw.manual_seed(seed)
     layer = layer_class(heads * head_dim, heads, dim_feedforward=ffn, dropout=dropout,
-                        activation=activation).to(np.float64)
+                        activation=activation, **LAYOUT).to(np.float64)
     jitter_norms(layer, seed)
     return layer, np.random.default_rng(seed)
 
@@ -796,7 +797,7 @@ def test_encoder_layer_in_eval_mode_is_deterministic(case):
 def test_encoder_layer_in_train_mode_applies_dropout():
     """With dropout 0.5 in train mode the output differs from eval mode's (and between calls)."""
     fw.manual_seed(0)
-    layer = T.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.5)
+    layer = T.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.5, **LAYOUT)
     x = fw.Tensor(np.random.default_rng(0).standard_normal((2, 5, 4)).astype(np.float32))
     trained = values(layer.train()(x))
     evaluated = values(layer.eval()(x))
@@ -828,7 +829,7 @@ def probe_decoder_layer(fw):
     memory = np.linspace(1, -1, 12).reshape(1, 3, 4)
     probe_first(T.TransformerDecoderLayer, "forward", fw.Tensor(y), fw.Tensor(memory))
     fw.manual_seed(0)
-    layer = T.TransformerDecoderLayer(4, 2, dim_feedforward=8, dropout=0.0)
+    layer = T.TransformerDecoderLayer(4, 2, dim_feedforward=8, dropout=0.0, **LAYOUT)
     return {"TransformerDecoderLayer(4, 2) output": layer(fw.Tensor(y), fw.Tensor(memory)).data}
 
 

@@ -2,7 +2,8 @@
 
 Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
 `Function`), chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`, chapter 6
-`nn.conv`; `data`, `viz`, `memory` and `runtime` are provided.
+`nn.conv`; `data`, `utils.data` (PyTorch's Dataset and DataLoader), `viz`, `memory` and
+`runtime` are provided.
 
 Each name below loads its file when it is first used, so a chapter's file that does not
 import yet breaks only what uses it. Importing the package changes nothing outside it.
@@ -18,12 +19,12 @@ __all__, __getattr__, __dir__ = attach(
     names={  # submodule: the names it exports here
         "autodiff": ["Value", "backpropagate", "is_grad_enabled", "no_grad",
                      "numerical_derivative", "topological_order"],
-        "generator": ["default_generator", "manual_seed"],
+        "generator": ["Generator", "default_generator", "manual_seed"],
         "nn": ["load", "save"],
         "tensor": ["Context", "Function", "Tensor", "concatenate", "gradcheck", "matmul",
                    "maximum", "minimum", "numerical_gradient", "ones", "randn", "stack",
                    "tensor", "unbroadcast", "where", "zeros"],
     },
-    submodules=["data", "memory", "nn", "optim", "runtime", "viz"],
+    submodules=["data", "memory", "nn", "optim", "runtime", "utils", "viz"],
 )
 del attach  # a helper of this file, not a name of the package

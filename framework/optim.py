@@ -15,6 +15,7 @@ around them is provided.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable
 
 import numpy as np
@@ -436,3 +437,13 @@ class WarmupCosineLR(LRScheduler):
         ### BEGIN SOLUTION 4.6
         raise NotImplementedError("Exercise 4.6: Warm-up + cosine schedule — see chapters/04_optimizers.ipynb, '4.6 Warm-up, then cosine decay'")
         ### END SOLUTION
+
+
+# -- torch.optim.lr_scheduler ------------------------------------------------------------------------
+# PyTorch's other schedules live in framework/lr_scheduler.py (provided). This module is one
+# file, not a package, so `import framework.optim.lr_scheduler` finds that module under this
+# name in sys.modules (as `os.path` is found); imported last, since it builds on the classes above.
+
+from . import lr_scheduler  # noqa: E402
+
+sys.modules[f"{__name__}.lr_scheduler"] = lr_scheduler

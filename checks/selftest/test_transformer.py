@@ -12,6 +12,7 @@ fw = load_framework("solutions")
 nn = importlib.import_module("framework.nn")
 F = importlib.import_module("framework.nn.functional")
 transformer = importlib.import_module("framework.nn.transformer")
+LAYOUT = dict(batch_first=True, norm_first=True)  # the layers' layout, which they require said
 
 
 def small_model(**kwargs):
@@ -120,7 +121,7 @@ def test_layer_norm_module_starts_as_gain_one_bias_zero():
 
 def test_encoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
     fw.manual_seed(0)
-    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **LAYOUT)
     encoder = nn.TransformerEncoder(layer, 3, nn.LayerNorm(8))
     assert len(encoder.layers) == 3 and isinstance(encoder.norm, nn.LayerNorm)
     assert len({id(clone) for clone in encoder.layers} | {id(layer)}) == 4
@@ -137,7 +138,7 @@ def test_encoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
 
 def test_encoder_stack_without_a_norm_ends_with_its_last_layer():
     fw.manual_seed(0)
-    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **LAYOUT), 2)
     x = fw.Tensor(np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32))
     expected = encoder.layers[1](encoder.layers[0](x))
     assert encoder.norm is None
@@ -145,7 +146,7 @@ def test_encoder_stack_without_a_norm_ends_with_its_last_layer():
 
 
 def test_stack_copies_train_apart():
-    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2)
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **LAYOUT), 2)
     encoder.layers[0].linear1.weight.data += 1.0
     assert not np.array_equal(encoder.layers[0].linear1.weight.data,
                               encoder.layers[1].linear1.weight.data)
@@ -153,7 +154,7 @@ def test_stack_copies_train_apart():
 
 def test_decoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
     fw.manual_seed(0)
-    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)
+    layer = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, **LAYOUT)
     decoder = nn.TransformerDecoder(layer, 2, nn.LayerNorm(8))
     assert len(decoder.layers) == 2 and isinstance(decoder.norm, nn.LayerNorm)
     assert all(clone is not layer for clone in decoder.layers)
@@ -201,14 +202,14 @@ def attention_inputs(n=2, length=3, source=4, embed=8):
     (((1, 3, 8), (2, 4, 8), (2, 4, 8)), r"query \(1, 3, 8\) and key \(2, 4, 8\) have different batch"),
 ])
 def test_attention_shape_errors_name_query_key_or_value(shapes, message):
-    attention = nn.MultiheadAttention(8, 2)
+    attention = nn.MultiheadAttention(8, 2, batch_first=True)
     query, key, value = (fw.Tensor(np.zeros(s, np.float32)) for s in shapes)
     with pytest.raises(ValueError, match="MultiheadAttention: " + message):
         attention(query, key, value)
 
 
 def test_attention_shape_errors_name_the_mask():
-    attention = nn.MultiheadAttention(8, 2)
+    attention = nn.MultiheadAttention(8, 2, batch_first=True)
     query, memory = attention_inputs()
     expected = r"key_padding_mask has shape \(2, 3\); expected \(N, S\) = \(2, 4\)"
     with pytest.raises(ValueError, match=expected):
@@ -224,10 +225,10 @@ def test_attention_rejects_heads_that_do_not_divide_the_width():
 
 def test_attention_weights_are_averaged_over_heads_or_given_per_head():
     fw.manual_seed(0)
-    attention = nn.MultiheadAttention(8, 2)
+    attention = nn.MultiheadAttention(8, 2, batch_first=True)
     query, memory = attention_inputs()
     padding = np.array([[False, False, True, True], [False] * 4])
-    out, none = attention(query, memory, memory, key_padding_mask=padding)
+    out, none = attention(query, memory, memory, key_padding_mask=padding, need_weights=False)
     assert none is None
     same, averaged = attention(query, memory, memory, key_padding_mask=padding, need_weights=True)
     _, per_head = attention(query, memory, memory, key_padding_mask=padding, need_weights=True,
@@ -239,9 +240,62 @@ def test_attention_weights_are_averaged_over_heads_or_given_per_head():
     assert not per_head.data[0, :, :, 2:].any()
 
 
+@pytest.mark.parametrize("layer", ["TransformerEncoderLayer", "TransformerDecoderLayer"])
+@pytest.mark.parametrize("layout", [{}, dict(batch_first=True), dict(norm_first=True),
+                                    dict(batch_first=False, norm_first=True)])
+def test_layers_require_their_layout_said_since_pytorchs_defaults_differ(layer, layout):
+    with pytest.raises(ValueError, match=rf"{layer}: pass batch_first=True and norm_first=True"):
+        getattr(nn, layer)(8, 2, **layout)
+
+
+def test_attention_is_sequence_first_by_default_as_pytorch():
+    """batch_first=False: (T, N, E) in and out, the same numbers as batch first transposed."""
+    fw.manual_seed(0)
+    first = nn.MultiheadAttention(8, 2, batch_first=True)
+    second = nn.MultiheadAttention(8, 2)
+    second.load_state_dict(first.state_dict())
+    query, memory = attention_inputs()
+    padding = np.array([[False, False, True, True], [False] * 4])
+    out, weights = first(query, memory, memory, key_padding_mask=padding)
+    out_t, weights_t = second(query.transpose(0, 1), memory.transpose(0, 1), memory.transpose(0, 1),
+                              key_padding_mask=padding)
+    assert out_t.shape == (3, 2, 8) and weights_t.shape == (2, 3, 4)
+    np.testing.assert_allclose(out_t.transpose(0, 1).data, out.data, rtol=1e-6)
+    np.testing.assert_allclose(weights_t.data, weights.data, rtol=1e-6)
+
+
+def test_attention_shape_errors_speak_of_the_sequence_first_layout():
+    attention = nn.MultiheadAttention(8, 2)
+    query, key = (fw.Tensor(np.zeros(s, np.float32)) for s in ((3, 2, 8), (4, 3, 8)))
+    with pytest.raises(ValueError, match=r"query \(3, 2, 8\) and key \(4, 3, 8\) have different batch"):
+        attention(query, key, key)
+    with pytest.raises(ValueError, match=r"expected \(T, N, embed_dim=8\) \(sequence first"):
+        attention(query[0], key, key)
+
+
+def test_attention_loads_pytorchs_packed_in_projection():
+    """in_proj_weight (3E, E) and in_proj_bias (3E,) split into q_proj, k_proj, v_proj."""
+    attention = nn.MultiheadAttention(8, 2)
+    rng = np.random.default_rng(0)
+    packed = {"in_proj_weight": rng.standard_normal((24, 8)), "in_proj_bias": rng.standard_normal(24),
+              "out_proj.weight": rng.standard_normal((8, 8)), "out_proj.bias": rng.standard_normal(8)}
+    attention.load_state_dict(packed)
+    state = attention.state_dict()
+    for i, name in enumerate(("q_proj", "k_proj", "v_proj")):
+        np.testing.assert_allclose(state[f"{name}.weight"], packed["in_proj_weight"][8 * i:8 * i + 8],
+                                   rtol=1e-6)
+        np.testing.assert_allclose(state[f"{name}.bias"], packed["in_proj_bias"][8 * i:8 * i + 8],
+                                   rtol=1e-6)
+
+
+def test_attention_rejects_pytorch_arguments_it_does_not_support():
+    with pytest.raises(NotImplementedError, match="MultiheadAttention: kdim= is not supported"):
+        nn.MultiheadAttention(8, 2, kdim=4)
+
+
 def test_attention_takes_one_mask_per_batch_element_and_head():
     fw.manual_seed(0)
-    attention = nn.MultiheadAttention(8, 2)
+    attention = nn.MultiheadAttention(8, 2, batch_first=True)
     query, memory = attention_inputs()
     blocked = np.zeros((4, 3, 4), bool)
     blocked[:, :, 3] = True  # every (batch, head) blocks key 3
@@ -252,7 +306,7 @@ def test_attention_takes_one_mask_per_batch_element_and_head():
 
 def test_attention_dropout_acts_in_training_only():
     fw.manual_seed(0)
-    attention = nn.MultiheadAttention(8, 2, dropout=0.5)
+    attention = nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True)
     query, memory = attention_inputs()
     first = attention(query, memory, memory)[0].data
     second = attention(query, memory, memory)[0].data

@@ -12,7 +12,7 @@ from checks.loader import load_framework
 
 fw = load_framework("solutions")
 nn = fw.nn
-LAYER = dict(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0)
+LAYER = dict(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0, batch_first=True, norm_first=True)
 
 
 def our_state(theirs: torch.nn.Module, ours) -> dict[str, np.ndarray]:
@@ -31,7 +31,7 @@ def our_state(theirs: torch.nn.Module, ours) -> dict[str, np.ndarray]:
 
 def stacks(kind: str):
     torch.manual_seed(0)
-    pytorch_layer = dict(LAYER, batch_first=True, norm_first=True)
+    pytorch_layer = LAYER
     if kind == "encoder":
         theirs = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(**pytorch_layer),
                                              2, torch.nn.LayerNorm(8), enable_nested_tensor=False)

@@ -19,8 +19,10 @@ same names, installed in `sys.modules` only while the script runs.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import importlib
+import re
 import runpy
 import sys
 from collections.abc import Iterator
@@ -49,6 +51,16 @@ MODULES = {
 def scripts() -> list[Path]:
     """Every script of the suite, in name order."""
     return sorted(p for p in FOLDER.glob("*.py") if p.name not in ("__init__.py", "runner.py"))
+
+
+def difference(path: Path) -> str | None:
+    """The DIFFERENCE pattern of a loud_*.py script (read without running it), else None."""
+    if not path.name.startswith("loud_"):
+        return None
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["DIFFERENCE"]:
+            return ast.literal_eval(node.value)
+    raise ValueError(f"{path.name}: a loud_*.py script defines DIFFERENCE, the error it expects")
 
 
 @contextlib.contextmanager
@@ -87,10 +99,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     failed = 0
     for path in scripts():
+        expected = difference(path) if args.backend == "framework" else None
         try:
             run_script(path, args.backend)
-            print(f"✓ {path.name}")
+            if expected:
+                failed += 1
+                print(f"✗ {path.name}: ran, but should fail with {expected!r}")
+            else:
+                print(f"✓ {path.name}")
         except Exception as error:  # a report of every script, not the first failure
+            if expected and re.search(expected, str(error)):
+                print(f"✓ {path.name} (fails as it should: {type(error).__name__})")
+                continue
             failed += 1
             print(f"✗ {path.name}: {type(error).__name__}: {error}")
     print(f"{len(scripts()) - failed} passed, {failed} failed")

@@ -2,9 +2,11 @@
 
 Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, containers),
 `functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py` (and
-`Conv2d` in `modules.py`). This file only says where each name lives; a name loads its
-file when it is first used, so chapter 5's transformer.py does not have to import for
-chapter 3's layers to work. Every module imports its neighbours directly.
+`Conv2d` in `modules.py`). Provided: `loss.py` (the loss modules, over `functional`'s
+losses) and `utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`). This file only
+says where each name lives; a name loads its file when it is first used, so chapter 5's
+transformer.py does not have to import for chapter 3's layers to work. Every module imports
+its neighbours directly.
 """
 
 from .._lazy import attach
@@ -12,6 +14,8 @@ from .._lazy import attach
 __all__, __getattr__, __dir__ = attach(
     __name__,
     names={  # submodule: the names it exports here
+        "loss": ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss",
+                 "NLLLoss"],
         "modules": ["GELU", "AvgPool2d", "Conv2d", "Flatten", "Linear", "MaxPool2d", "Module",
                     "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh",
                     "load", "save"],
@@ -20,7 +24,7 @@ __all__, __getattr__, __dir__ = attach(
                         "TransformerDecoderLayer", "TransformerEncoder",
                         "TransformerEncoderLayer"],
     },
-    submodules=["conv", "functional", "init", "transformer"],
+    submodules=["conv", "functional", "init", "transformer", "utils"],
     aliases={"F": "functional"},
 )
 del attach  # a helper of this file, not a name of the package

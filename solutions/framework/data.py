@@ -2,7 +2,8 @@
 
 - 2-D classification sets: `make_moons` (exactly as `checks/benchmarks/README.md` defines it, so every
   framework in the benchmark sees the same points), `make_circles`, `make_spirals`;
-  and `iterate_minibatches` to walk through them.
+  and `iterate_minibatches` to walk through them (`batch_indices` picks the rows of each
+  batch, for it and for `framework.utils.data.DataLoader`).
 - Chapter 6's images: `load_digits`, the 8×8 handwritten digits shipped in `datasets/`,
   split into a fixed training and test set.
 - The digit-reversal task of benchmark W3: `reversal_batch`.
@@ -148,15 +149,33 @@ def iterate_minibatches(
         raise ValueError(
             f"iterate_minibatches: X has {len(X)} rows but y has {len(y)}; pass one label per row"
         )
-    if batch_size < 1:
-        raise ValueError(f"iterate_minibatches: batch_size={batch_size} must be at least 1")
-    if shuffle:
-        order = (default_generator() if generator is None else generator).permutation(len(X))
-    else:
-        order = np.arange(len(X))
-    for start in range(0, len(X), batch_size):
-        rows = order[start : start + batch_size]
+    for rows in batch_indices(len(X), batch_size, shuffle, generator, op="iterate_minibatches"):
         yield X[rows], y[rows]
+
+
+def batch_indices(
+    n: int,
+    batch_size: int,
+    shuffle: bool = True,
+    generator: np.random.Generator | None = None,
+    drop_last: bool = False,
+    op: str = "batch_indices",
+) -> Iterator[np.ndarray]:
+    """The row indices of each minibatch of `n` rows: every row once, in order or shuffled.
+
+    With `shuffle`, the order is a permutation drawn from `generator` (the shared
+    `default_generator()` when None). The last batch is smaller when `batch_size` does not
+    divide n, or left out with `drop_last`. (`framework.utils.data.DataLoader` walks these.)
+    """
+    if not (isinstance(batch_size, (int, np.integer)) and batch_size >= 1):
+        raise ValueError(f"{op}: batch_size={batch_size!r} must be a whole number, at least 1")
+    if shuffle:
+        order = (default_generator() if generator is None else generator).permutation(n)
+    else:
+        order = np.arange(n)
+    end = n - n % batch_size if drop_last else n
+    for start in range(0, end, batch_size):
+        yield order[start : start + batch_size]
 
 
 # -- 8×8 handwritten digits (chapter 6) -----------------------------------------------------

@@ -19,6 +19,7 @@ from ..tensor import (
     Tanh,
     Tensor,
     broadcast_failure,
+    maximum,
     stable_sigmoid,
     unbroadcast,
 )
@@ -188,17 +189,19 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
 # -- exercise 3.4: cross-entropy -----------------------------------------------------------------------
 
 
-def _class_targets(logits: np.ndarray, targets, ignore_index: int) -> np.ndarray:
+def _class_targets(logits: np.ndarray, targets, ignore_index: int,
+                   op: str = "cross_entropy") -> np.ndarray:
     """Validate (N, C) logits against (N,) integer class targets; the targets as an array."""
     targets = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
     if logits.ndim != 2:
         raise ValueError(
-            f"cross_entropy: logits must be (N, C), got shape {logits.shape}; "
+            f"{op}: {'logits' if op == 'cross_entropy' else 'input'} must be (N, C), got shape "
+            f"{logits.shape}; "
             "reshape a batch of sequences (B, T, C) to (B*T, C) and its targets to (B*T,)"
         )
     if targets.shape != logits.shape[:1] or not np.issubdtype(targets.dtype, np.integer):
         raise ValueError(
-            f"cross_entropy: targets must be integer class indices of shape "
+            f"{op}: targets must be integer class indices of shape "
             f"({logits.shape[0]},), got {targets.dtype} of shape {targets.shape}"
         )
     classes = logits.shape[1]
@@ -207,7 +210,7 @@ def _class_targets(logits: np.ndarray, targets, ignore_index: int) -> np.ndarray
     bad = (targets != ignore_index) & ((targets < 0) | (targets >= classes))
     if bad.any():
         raise IndexError(
-            f"cross_entropy: target {targets[bad][0]} is not a class of 0..{classes - 1} "
+            f"{op}: target {targets[bad][0]} is not a class of 0..{classes - 1} "
             f"(nor ignore_index={ignore_index})"
         )
     return targets
@@ -368,6 +371,61 @@ def binary_cross_entropy_with_logits(input: Tensor, target, reduction: str = "me
 
 def _data(x):
     return x.data if isinstance(x, Tensor) else x
+
+
+# -- provided: the other losses of torch.nn.functional, composed of tensor ops -------------------
+
+
+def _reduced(losses: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.mean()
+
+
+def nll_loss(input: Tensor, target, ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+    """-input[i, yᵢ] per row, from log-probabilities (N, C) and class indices (N,):
+    cross_entropy(x, y) = nll_loss(log_softmax(x), y). "mean" averages the rows not ignored.
+    """
+    _check_reduction("nll_loss", reduction)
+    data = _data(input)
+    targets = _class_targets(np.asarray(data), target, ignore_index, "nll_loss")
+    keep = targets != ignore_index
+    picks = np.zeros(data.shape, data.dtype)  # 1 at (i, yᵢ) of each kept row: a sum picks it
+    picks[np.flatnonzero(keep), targets[keep]] = 1
+    losses = -(input * picks).sum(axis=1)
+    if reduction != "mean":
+        return _reduced(losses, reduction)
+    count = int(np.count_nonzero(keep))
+    if count == 0:
+        return losses.sum() * np.nan  # no row counts: PyTorch's mean is nan too
+    return losses.sum() / count
+
+
+def l1_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:
+    """|x - y| elementwise, then reduced; ∂x = sign(x - y) (0 where they are equal)."""
+    _check_reduction("l1_loss", reduction)
+    _same_shape("l1_loss", _data(input), _data(target))
+    return _reduced((input - target).abs(), reduction)
+
+
+def binary_cross_entropy(input: Tensor, target, reduction: str = "mean") -> Tensor:
+    """-[y log p + (1 - y) log(1 - p)] for probabilities p in [0, 1], each log clamped at -100
+    as PyTorch does (so p = 0 or 1 gives a finite loss). Prefer the logits form: it is exact.
+    """
+    _check_reduction("binary_cross_entropy", reduction)
+    _same_shape("binary_cross_entropy", _data(input), _data(target))
+    p = np.asarray(_data(input))
+    if p.size and not (p.min() >= 0 and p.max() <= 1):
+        raise ValueError(
+            f"binary_cross_entropy: input values must be probabilities in [0, 1], got values "
+            f"from {p.min()} to {p.max()}; pass sigmoid(logits), or the logits to "
+            "binary_cross_entropy_with_logits"
+        )
+    input = input if isinstance(input, Tensor) else Tensor(p)
+    floor = np.asarray(-100.0, p.dtype)
+    with np.errstate(divide="ignore"):  # log 0 = -inf, clamped next
+        log_p, log_q = maximum(input.log(), floor), maximum((1 - input).log(), floor)
+    return _reduced(-(target * log_p + (1 - target) * log_q), reduction)
 
 
 # -- chapter 5: layer normalisation, attention, dropout ------------------------------------------
@@ -548,7 +606,7 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
 
 
 __all__ = [
-    "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "gelu", "layer_norm",
-    "linear", "log_softmax", "mse_loss", "relu", "scaled_dot_product_attention", "sigmoid",
-    "softmax", "tanh",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "dropout",
+    "gelu", "l1_loss", "layer_norm", "linear", "log_softmax", "mse_loss", "nll_loss", "relu",
+    "scaled_dot_product_attention", "sigmoid", "softmax", "tanh",
 ]

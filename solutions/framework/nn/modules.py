@@ -208,7 +208,10 @@ class Module:
         mismatch, or an array that is not real numbers castable to its target's dtype
         (strings, objects, complex, floats into an integer buffer), is always an error.
         Everything is checked before anything is copied: a failed load changes nothing.
+        A module whose names differ from PyTorch's translates PyTorch's (`translate_state`).
         """
+        for path, module in self.named_modules():
+            state = module.translate_state(f"{path}." if path else "", state)
         targets = {name: p.data for name, p in self.named_parameters()}
         targets.update(self.named_buffers())
         missing = [name for name in targets if name not in state]
@@ -230,6 +233,12 @@ class Module:
         for name, array in arrays.items():
             targets[name][...] = array
         return IncompatibleKeys(missing, unexpected)
+
+    def translate_state(self, prefix: str, state: dict) -> dict:
+        """The state with PyTorch's names for this module's entries (under `prefix`) turned into
+        this module's own; as it is here, where the names are the same.
+        """
+        return state
 
     # -- printing -----------------------------------------------------------------------------------
 
@@ -510,12 +519,15 @@ def save(module: Module | dict, path) -> None:
 NPZ_MAGIC, NPY_MAGIC = b"PK\x03\x04", b"\x93NUMPY"  # how a .npz (a zip) and a .npy begin
 
 
-def load(path) -> dict[str, np.ndarray]:
+def load(path, map_location=None, weights_only: bool = True) -> dict[str, np.ndarray]:
     """The state dict that `save` wrote: pass it to `module.load_state_dict`. No pickles are read.
 
     A file that is not such a checkpoint (a .npy array, Python objects, a truncated or damaged
-    .npz) is a ValueError that says which; the file is closed either way.
+    .npz) is a ValueError that says which; the file is closed either way. `map_location` and
+    `weights_only` are PyTorch's: arrays live on the CPU, and only arrays are ever read.
     """
+    if map_location not in (None, "cpu") and str(map_location) != "cpu":
+        raise ValueError(f"load: map_location={map_location!r}; the framework runs on the CPU only")
     with open(path, "rb") as file:
         start = file.read(len(NPY_MAGIC))
         if start.startswith(NPY_MAGIC):

@@ -182,24 +182,39 @@ def _boolean(mask, name: str) -> np.ndarray:
 
 
 class MultiheadAttention(Module):
-    """num_heads attentions side by side, each on its own embed_dim/num_heads slice (batch first).
+    """num_heads attentions side by side, each on its own embed_dim/num_heads slice.
 
-    query (N, L, E), key and value (N, S, E) → output (N, L, E). key_padding_mask (N, S):
-    True = that key is padding. attn_mask (L, S) or (N·num_heads, L, S): boolean True =
-    BLOCKED (PyTorch's convention here, the opposite of scaled_dot_product_attention's),
-    or float, added to the scores. is_causal: query i sees keys j <= i. With
-    need_weights, also the attention weights (N, L, S) averaged over heads, or
-    (N, num_heads, L, S) when average_attn_weights=False; else None.
+    As PyTorch's: sequence first by default, query (L, N, E), key and value (S, N, E) →
+    output (L, N, E); with batch_first=True (what this chapter's layers use) query (N, L, E),
+    key and value (N, S, E) → (N, L, E). key_padding_mask (N, S): True = that key is padding.
+    attn_mask (L, S) or (N·num_heads, L, S): boolean True = BLOCKED (PyTorch's convention
+    here, the opposite of scaled_dot_product_attention's), or float, added to the scores.
+    is_causal: query i sees keys j <= i. need_weights (default True, as PyTorch): also the
+    attention weights (N, L, S) averaged over heads, or (N, num_heads, L, S) when
+    average_attn_weights=False; else None. Layers pass need_weights=False: they need only
+    the output, which is then one fused op.
+
+    The projections are four Linear layers, `q_proj`, `k_proj`, `v_proj`, `out_proj`:
+    PyTorch packs the first three into `in_proj_weight` (3E, E) and `in_proj_bias` (3E,).
+    `load_state_dict` accepts either naming (`translate_state`); `state_dict` writes ours.
     """
 
-    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0,
-                 bias: bool = True) -> None:
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False) -> None:
         super().__init__()
         if embed_dim % num_heads:
             raise ValueError(f"MultiheadAttention: embed_dim={embed_dim} is not divisible by "
                              f"num_heads={num_heads}; each head takes embed_dim/num_heads features")
+        unsupported = {"add_bias_kv": add_bias_kv, "add_zero_attn": add_zero_attn,
+                       "kdim": kdim not in (None, embed_dim), "vdim": vdim not in (None, embed_dim)}
+        for name, given in unsupported.items():
+            if given:
+                raise NotImplementedError(f"MultiheadAttention: {name}= is not supported; keys and "
+                                          "values have embed_dim features, and no bias or zero "
+                                          "attention is appended to them")
         self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
-        self.dropout = dropout
+        self.dropout, self.batch_first = dropout, batch_first
         self.q_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.k_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.v_proj = Linear(embed_dim, embed_dim, bias=bias)
@@ -207,19 +222,24 @@ class MultiheadAttention(Module):
 
     def check_shapes(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask,
                      attn_mask) -> None:
-        """Raise ValueError naming which of query, key, value or a mask disagrees, and how."""
+        """Raise ValueError naming which of query, key, value or a mask disagrees, and how
+        (shapes as given, in the module's layout).
+        """
         name = "MultiheadAttention"
+        layout = ("(N, T, embed_dim={}) (batch first)" if self.batch_first else
+                  "(T, N, embed_dim={}) (sequence first: batch_first=False, PyTorch's default)")
         for which, x in (("query", query), ("key", key), ("value", value)):
             if x.ndim != 3 or x.shape[-1] != self.embed_dim:
-                raise ValueError(f"{name}: {which} has shape {x.shape}; expected (N, T, "
-                                 f"embed_dim={self.embed_dim}) (batch first)")
+                raise ValueError(f"{name}: {which} has shape {x.shape}; expected "
+                                 + layout.format(self.embed_dim))
         if key.shape[:2] != value.shape[:2]:
             raise ValueError(f"{name}: key {key.shape} and value {value.shape} must agree on "
                              "(N, S): one value per key")
-        if query.shape[0] != key.shape[0]:
+        batch = 0 if self.batch_first else 1
+        if query.shape[batch] != key.shape[batch]:
             raise ValueError(f"{name}: query {query.shape} and key {key.shape} have different "
-                             f"batch sizes N ({query.shape[0]} vs {key.shape[0]})")
-        (n, length, _), source = query.shape, key.shape[1]
+                             f"batch sizes N ({query.shape[batch]} vs {key.shape[batch]})")
+        n, length, source = query.shape[batch], query.shape[1 - batch], key.shape[1 - batch]
         if key_padding_mask is not None and np.shape(key_padding_mask) != (n, source):
             raise ValueError(f"{name}: key_padding_mask has shape {np.shape(key_padding_mask)}; "
                              f"expected (N, S) = {(n, source)}, one flag per key")
@@ -230,10 +250,13 @@ class MultiheadAttention(Module):
                              f"{(n * self.num_heads, length, source)}")
 
     def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask=None, attn_mask=None,
-        is_causal: bool = False, need_weights: bool = False, average_attn_weights: bool = True,
+        self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask=None,
+        need_weights: bool = True, attn_mask=None, average_attn_weights: bool = True,
+        is_causal: bool = False,
     ) -> tuple[Tensor, Tensor | None]:
         self.check_shapes(query, key, value, key_padding_mask, attn_mask)
+        if not self.batch_first:  # (T, N, E) → (N, T, E): the heads below work batch first
+            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
         ### BEGIN SOLUTION 5.4
         (n, length, _), source = query.shape, key.shape[1]
         mask = self.sdpa_mask(n, length, source, key_padding_mask, attn_mask)
@@ -243,6 +266,8 @@ class MultiheadAttention(Module):
         heads, weights = self.attend(q, k, v, mask, is_causal, need_weights)
         out = self.out_proj(self.merge_heads(heads))
         ### END SOLUTION
+        if not self.batch_first:
+            out = out.transpose(0, 1)
         if need_weights:
             return out, weights.mean(axis=1) if average_attn_weights else weights
         return out, None
@@ -250,15 +275,20 @@ class MultiheadAttention(Module):
     def attend(self, q: Tensor, k: Tensor, v: Tensor, mask, is_causal: bool,
                need_weights: bool) -> tuple[Tensor, Tensor | None]:
         """Attention of every head at once, (N, H, L, head_dim), and the weights (N, H, L, S)
-        when asked for. Dropout, when training, acts on the weights, as in PyTorch.
+        when asked for (outside the graph, as PyTorch returns them). Dropout, when training,
+        acts on the weights, as in PyTorch.
         """
-        if not need_weights and not (self.training and self.dropout > 0):
-            return F.scaled_dot_product_attention(q, k, v, mask, is_causal), None
         # the weights are attention applied to one-hot values: P = attention(Q, K, I)
         eye = np.eye(k.shape[-2], dtype=q.dtype)
-        weights = F.scaled_dot_product_attention(q, k, eye, mask, is_causal)
-        heads = F.dropout(weights, self.dropout, self.training) @ v
-        return heads, weights.detach() if need_weights else None
+        if self.training and self.dropout > 0:
+            weights = F.scaled_dot_product_attention(q, k, eye, mask, is_causal)
+            heads = F.dropout(weights, self.dropout, self.training) @ v
+            return heads, weights.detach() if need_weights else None
+        heads = F.scaled_dot_product_attention(q, k, v, mask, is_causal)
+        if not need_weights:
+            return heads, None
+        with no_grad():
+            return heads, F.scaled_dot_product_attention(q, k, eye, mask, is_causal)
 
     def split_heads(self, x: Tensor) -> Tensor:
         """(N, T, E) → (N, num_heads, T, head_dim): head h holds features h·head_dim onwards."""
@@ -296,8 +326,24 @@ class MultiheadAttention(Module):
         return ~(attn_mask | padding)
         ### END SOLUTION
 
+    def translate_state(self, prefix: str, state: dict) -> dict:
+        """A state dict with PyTorch's packed names for this module (`in_proj_weight` (3E, E),
+        `in_proj_bias` (3E,)) split into q_proj, k_proj and v_proj; any other as it is.
+        """
+        if f"{prefix}in_proj_weight" not in state:
+            return state
+        state = dict(state)
+        for leaf in ("weight", "bias"):
+            packed = state.pop(f"{prefix}in_proj_{leaf}", None)
+            if packed is not None:
+                parts = np.split(np.asarray(packed.data if isinstance(packed, Tensor) else packed), 3)
+                for projection, part in zip(("q_proj", "k_proj", "v_proj"), parts):
+                    state[f"{prefix}{projection}.{leaf}"] = part
+        return state
+
     def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"
+        layout = ", batch_first=True" if self.batch_first else ""
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}{layout}"
 
 
 # -- exercises 5.5 and 5.6: the layers ------------------------------------------------------------
@@ -311,15 +357,33 @@ def _activation(name: str):
     return _ACTIVATIONS[name]
 
 
+def _check_layout(layer: str, batch_first, norm_first) -> None:
+    """The layers are batch first and pre-LN only, where PyTorch's defaults are the opposite:
+    the caller says so (batch_first=True, norm_first=True), so no PyTorch code that relies on
+    the defaults runs here with a silently different layer.
+    """
+    if batch_first is not True or norm_first is not True:
+        raise ValueError(
+            f"{layer}: pass batch_first=True and norm_first=True (got batch_first={batch_first}, "
+            f"norm_first={norm_first}). This course's layers are batch first, (N, T, E), and "
+            "pre-LayerNorm, x + f(norm(x)); PyTorch's defaults, batch_first=False (sequence first) "
+            "and norm_first=False (post-LayerNorm), are not implemented"
+        )
+
+
 class TransformerEncoderLayer(Module):
     """Pre-LN encoder layer, batch first: x + Dropout(SelfAttention(LN₁ x)), then
     x + Dropout(FFN(LN₂ x)) with FFN(h) = linear2(Dropout(activation(linear1 h))).
+
+    batch_first=True and norm_first=True must be passed: PyTorch's defaults are False.
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str = "relu") -> None:
+                 dropout: float = 0.1, activation: str = "relu", batch_first: bool | None = None,
+                 norm_first: bool | None = None) -> None:
+        _check_layout(type(self).__name__, batch_first, norm_first)
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True)
         self.linear1 = Linear(d_model, dim_feedforward)
         self.linear2 = Linear(dim_feedforward, d_model)
         self.norm1, self.norm2 = LayerNorm(d_model), LayerNorm(d_model)
@@ -331,7 +395,7 @@ class TransformerEncoderLayer(Module):
         x = src
         h = self.norm1(x)
         attended, _ = self.self_attn(h, h, h, key_padding_mask=src_key_padding_mask,
-                                     attn_mask=src_mask)
+                                     attn_mask=src_mask, need_weights=False)
         x = x + self.dropout1(attended)
         hidden = self.dropout(self.activation(self.linear1(self.norm2(x))))
         return x + self.dropout2(self.linear2(hidden))
@@ -344,13 +408,16 @@ class TransformerDecoderLayer(Module):
 
     tgt_is_causal defaults to True here (PyTorch's default is False): a decoder that can
     see the future while training learns to copy it and fails when generating.
+    batch_first=True and norm_first=True must be passed: PyTorch's defaults are False.
     """
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation: str = "relu") -> None:
+                 dropout: float = 0.1, activation: str = "relu", batch_first: bool | None = None,
+                 norm_first: bool | None = None) -> None:
+        _check_layout(type(self).__name__, batch_first, norm_first)
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout)
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=True)
         self.linear1 = Linear(d_model, dim_feedforward)
         self.linear2 = Linear(dim_feedforward, d_model)
         self.norm1, self.norm2, self.norm3 = LayerNorm(d_model), LayerNorm(d_model), LayerNorm(d_model)
@@ -365,10 +432,10 @@ class TransformerDecoderLayer(Module):
         ### BEGIN SOLUTION 5.6
         y = tgt
         h = self.norm1(y)
-        attended, _ = self.self_attn(h, h, h, key_padding_mask=tgt_key_padding_mask,
+        attended, _ = self.self_attn(h, h, h, key_padding_mask=tgt_key_padding_mask, need_weights=False,
                                      attn_mask=tgt_mask, is_causal=tgt_is_causal)
         y = y + self.dropout1(attended)
-        read, _ = self.multihead_attn(self.norm2(y), memory, memory,
+        read, _ = self.multihead_attn(self.norm2(y), memory, memory, need_weights=False,
                                       key_padding_mask=memory_key_padding_mask,
                                       attn_mask=memory_mask)
         y = y + self.dropout2(read)
@@ -465,7 +532,7 @@ class Transformer(Module):
         self.tgt_embedding = Embedding(tgt_vocab_size, d_model, padding_idx)
         self.positional = PositionalEncoding(d_model, max_len)
         layer = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
-                     dropout=dropout, activation=activation)
+                     dropout=dropout, activation=activation, batch_first=True, norm_first=True)
         self.encoder = _stack(TransformerEncoder, [TransformerEncoderLayer(**layer)
                                                    for _ in range(num_encoder_layers)], d_model)
         self.decoder = _stack(TransformerDecoder, [TransformerDecoderLayer(**layer)
@@ -562,7 +629,7 @@ class Transformer(Module):
                     # the layer's first branch again, to get the cross-attention's query
                     h = layer.norm1(y)
                     attended, _ = layer.self_attn(h, h, h, key_padding_mask=tgt_key_padding_mask,
-                                                  is_causal=True)
+                                                  is_causal=True, need_weights=False)
                     _, weights = layer.multihead_attn(
                         layer.norm2(y + attended), memory, memory,
                         key_padding_mask=src_key_padding_mask, need_weights=True,

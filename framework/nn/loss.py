@@ -1,0 +1,112 @@
+"""Provided: the loss modules of `torch.nn`, each a thin Module over its function in `functional`.
+
+`criterion = nn.CrossEntropyLoss(); loss = criterion(logits, targets)` is
+`F.cross_entropy(logits, targets)`: the module only keeps the options (`reduction`,
+`ignore_index`, `label_smoothing`), with PyTorch's defaults. An argument PyTorch takes
+that these do not support (per-class `weight`, `pos_weight`, the deprecated
+`size_average` and `reduce`) raises an error naming it, never a silently different loss.
+"""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import functional as F
+from .modules import Module
+
+
+def _unsupported(loss: str, **arguments) -> None:
+    """Raise naming the first PyTorch argument given that this loss does not support."""
+    advice = {
+        "weight": "weight the rows yourself: reduction='none', multiply, then sum or mean",
+        "pos_weight": "weight the rows yourself: reduction='none', multiply, then sum or mean",
+        "size_average": "it is deprecated in PyTorch too; use reduction='mean', 'sum' or 'none'",
+        "reduce": "it is deprecated in PyTorch too; use reduction='mean', 'sum' or 'none'",
+    }
+    for name, value in arguments.items():
+        if value is not None:
+            raise NotImplementedError(f"{loss}: the argument {name}= is not supported here; {advice[name]}")
+
+
+class _Loss(Module):
+    """The reduction every loss takes: "mean" (PyTorch's default), "sum" or "none"."""
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        F._check_reduction(type(self).__name__, reduction)
+        self.reduction = reduction
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+class CrossEntropyLoss(_Loss):
+    """F.cross_entropy: logits (N, C) and class indices (N,) → -log softmax(logits)[target]."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        _unsupported("CrossEntropyLoss", weight=weight, size_average=size_average, reduce=reduce)
+        super().__init__(reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input: Tensor, target) -> Tensor:
+        return F.cross_entropy(input, target, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_Loss):
+    """F.nll_loss: log-probabilities (N, C) and class indices (N,) → -input[target]."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
+        _unsupported("NLLLoss", weight=weight, size_average=size_average, reduce=reduce)
+        super().__init__(reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target) -> Tensor:
+        return F.nll_loss(input, target, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """F.mse_loss: (input - target)² elementwise, then reduced."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        _unsupported("MSELoss", size_average=size_average, reduce=reduce)
+        super().__init__(reduction)
+
+    def forward(self, input: Tensor, target) -> Tensor:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """F.l1_loss: |input - target| elementwise, then reduced."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        _unsupported("L1Loss", size_average=size_average, reduce=reduce)
+        super().__init__(reduction)
+
+    def forward(self, input: Tensor, target) -> Tensor:
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """F.binary_cross_entropy_with_logits: binary cross-entropy of σ(input), stable for any logit."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
+                 pos_weight=None) -> None:
+        _unsupported("BCEWithLogitsLoss", weight=weight, size_average=size_average, reduce=reduce,
+                     pos_weight=pos_weight)
+        super().__init__(reduction)
+
+    def forward(self, input: Tensor, target) -> Tensor:
+        return F.binary_cross_entropy_with_logits(input, target, reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    """F.binary_cross_entropy: binary cross-entropy of probabilities in [0, 1]."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        _unsupported("BCELoss", weight=weight, size_average=size_average, reduce=reduce)
+        super().__init__(reduction)
+
+    def forward(self, input: Tensor, target) -> Tensor:
+        return F.binary_cross_entropy(input, target, reduction=self.reduction)
