@@ -928,12 +928,18 @@ class Tensor:
         self.parents = ()
         ### END SOLUTION
 
-    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+    def backward(self, gradient=None, retain_graph: bool = False, create_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) · gradient into `.grad` of every leaf that requires grad.
 
         `gradient` (the cotangent) may be omitted only for a one-element tensor. The
-        graph is freed on the way unless `retain_graph=True`.
+        graph is freed on the way unless `retain_graph=True`. `create_graph=True` (PyTorch's
+        double backward) is refused: the rules compute arrays, which have no graph.
         """
+        if create_graph:
+            raise NotImplementedError(
+                "backward(create_graph=True): the framework's backward rules compute NumPy "
+                "arrays, not tensors, so a gradient has no graph of its own: no double backward"
+            )
         if not self.requires_grad:
             raise RuntimeError(
                 "backward: this tensor does not require grad; create a leaf with "
@@ -1334,6 +1340,19 @@ class Tensor:
         self._check_in_place("copy_")
         self.data[...] = source.data if isinstance(source, Tensor) else source
         return self
+
+    def sub_(self, other) -> Tensor:
+        self._check_in_place("sub_")
+        self.data -= other.data if isinstance(other, Tensor) else other
+        return self
+
+    def div_(self, other) -> Tensor:
+        self._check_in_place("div_")
+        self.data /= other.data if isinstance(other, Tensor) else other
+        return self
+
+    # x += y changes x in place, as in PyTorch (`with no_grad(): w -= lr * w.grad`)
+    __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
 
 
 # -- functions and factories ---------------------------------------------------------------------
