@@ -408,3 +408,32 @@ def test_double_backward_is_refused_by_name():
         fw.autograd.grad((x * x).sum(), x, create_graph=True)
     with pytest.raises(NotImplementedError, match=r"no double backward"):
         (x * x).sum().backward(create_graph=True)
+
+
+# -- result dtypes: PyTorch's promotion where NumPy's differs ------------------------------------------
+
+F32, I64 = np.array([1.0, 2.0], np.float32), np.array([1, 2], np.int64)
+
+
+@pytest.mark.parametrize("name, make, dtype", [
+    ("float32 + int64 tensor", lambda: Tensor(F32) + Tensor(I64), np.float32),
+    ("int64 tensor * float32", lambda: Tensor(I64) * Tensor(F32), np.float32),
+    ("float32 - int64 array", lambda: Tensor(F32) - I64, np.float32),
+    ("int64 array / float32", lambda: I64 / Tensor(F32), np.float32),
+    ("float32 * bool", lambda: Tensor(F32) * Tensor(np.array([True, False])), np.float32),
+    ("int64 + 1.5", lambda: Tensor(I64) + 1.5, np.float32),
+    ("int64 / int64", lambda: Tensor(I64) / Tensor(I64), np.float32),
+    ("2 / int64", lambda: 2 / Tensor(I64), np.float32),
+    ("int64 + 1", lambda: Tensor(I64) + 1, np.int64),
+    ("float32 * np.float64 scalar", lambda: Tensor(F32) * np.float64(0.5), np.float32),
+    ("float64 + int64", lambda: Tensor(F32.astype(np.float64)) + Tensor(I64), np.float64),
+    ("float32 ** int64", lambda: Tensor(F32) ** Tensor(I64), np.float32),
+])
+def test_mixed_arithmetic_gives_pytorchs_dtype(name, make, dtype):
+    assert make().dtype == dtype, name
+
+
+def test_a_float32_gradient_stays_float32_against_an_integer_operand():
+    w = Tensor(F32, requires_grad=True)
+    (w * Tensor(I64)).sum().backward()
+    assert w.grad.dtype == np.float32 and np.array_equal(w.grad, [1.0, 2.0])
