@@ -2,7 +2,9 @@
 
 Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
 `Function`), chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`, chapter 6
-`nn.conv`; `data`, `viz`, `memory` and `runtime` are provided.
+`nn.conv`; `data`, `viz`, `memory` and `runtime` are provided, and so are PyTorch's names
+for tensors (`surface`: `framework.arange`, `framework.float32`, `framework.sum(x, dim=1)`,
+...) and `autograd` (`autograd.Function` in PyTorch's style, `autograd.grad`).
 
 Importing the package changes nothing outside it. `memory.tune()` is the explicit opt-in
 that makes training steps faster for the whole process: freed memory kept for reuse (a

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .autodiff import enable_grad, is_grad_enabled, no_grad, set_grad_enabled, topological_order
-from .tensor import BackwardNode, Context, Tensor
+from .tensor import BackwardNode, Context, Tensor, unbroadcast
 
 __all__ = [
     "Function", "FunctionCtx", "enable_grad", "grad", "is_grad_enabled", "no_grad",
@@ -50,13 +50,22 @@ class FunctionCtx(Context):
         """Accepted: the gradient a backward receives is always a tensor, never None."""
 
 
-def _array(grad, op: str, i: int):
-    """A gradient a user's backward returned, as the engine's NumPy array (or None)."""
-    if grad is None or isinstance(grad, np.ndarray):
+def _array(grad, shape, op: str, i: int):
+    """A gradient a user's backward returned, as the engine's NumPy array (or None); one of a
+    broadcast shape is summed back to its input's, as PyTorch does."""
+    if grad is None:
+        return None
+    if not isinstance(grad, (Tensor, np.ndarray)):
+        raise TypeError(
+            f"{op}.backward: gradient {i} is a {type(grad).__name__}, not a Tensor or None")
+    grad = grad.data if isinstance(grad, Tensor) else grad
+    if shape is None or grad.shape == shape:
         return grad
-    if isinstance(grad, Tensor):
-        return grad.data
-    raise TypeError(f"{op}.backward: gradient {i} is a {type(grad).__name__}, not a Tensor or None")
+    try:
+        broadcast = np.broadcast_shapes(grad.shape, shape) == grad.shape
+    except ValueError:  # not a broadcast: the engine names the wrong shape
+        broadcast = False
+    return unbroadcast(grad, shape) if broadcast else grad
 
 
 class _Rule:
@@ -75,7 +84,8 @@ class _Rule:
                 f"{len(ctx.needs_input_grad)} inputs of forward; return one per input "
                 "(None for an input that needs none)"
             )
-        return tuple(_array(g, self.__name__, i) for i, g in enumerate(grads))
+        shapes = ctx.input_shapes
+        return tuple(_array(g, shapes[i], self.__name__, i) for i, g in enumerate(grads))
 
 
 class Function:
@@ -93,6 +103,9 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs) -> Tensor:
         ctx = FunctionCtx()
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.needs_input_grad = needs  # set before forward, as PyTorch does
+        ctx.input_shapes = tuple(a.shape if isinstance(a, Tensor) else None for a in args)
         with no_grad():  # PyTorch records no graph inside forward: the node below is its graph
             out = cls.forward(ctx, *args, **kwargs)
         if not isinstance(out, Tensor):
@@ -102,8 +115,6 @@ class Function:
                 "tuple of tensors); return one tensor, e.g. stack them, or write one Function "
                 "per output"
             )
-        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        ctx.needs_input_grad = needs
         if True not in needs or not is_grad_enabled():
             return Tensor._make(out.data)
         positions = tuple(i for i, need in enumerate(needs) if need)

@@ -686,9 +686,9 @@ class Gather(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        grad_a = np.zeros(ctx.shape, dtype=grad.dtype)
-        np.add.at(grad_a, ctx.places, grad)
-        return (grad_a,)
+        routed = np.zeros(ctx.shape, dtype=grad.dtype)
+        np.add.at(routed, ctx.places, grad)
+        return (routed,)
 
 
 class Triangle(Function):
@@ -726,6 +726,39 @@ class Clamp(Function):
         if ctx.high is not None:
             inside &= a <= ctx.high
         return (grad * inside,)
+
+
+def _kind(x) -> str | None:
+    """"f" (floating), "b"/"i"/"u" (bool, integers) for arrays and tensors; "float" for a Python
+    float; None for a Python int or bool, which NumPy already treats as PyTorch does."""
+    if isinstance(x, (Tensor, np.ndarray)):
+        return x.dtype.kind
+    return "float" if isinstance(x, float) else None
+
+
+def _cast(x, dtype):
+    return Tensor._make(x.data.astype(dtype)) if isinstance(x, Tensor) else x.astype(dtype)
+
+
+def _promoted(a, b, divide: bool = False) -> tuple:
+    """The operands of a binary op, cast where NumPy's result dtype differs from PyTorch's:
+    an integer or bool operand of a floating one takes its dtype (NumPy: float32 with int64 is
+    float64), an integer one with a Python float becomes float32 (NumPy: float64), and so do
+    both integer operands of a division. A NumPy scalar counts as a Python number, as in
+    PyTorch."""
+    a = a.item() if isinstance(a, np.generic) else a
+    b = b.item() if isinstance(b, np.generic) else b
+    ka, kb = _kind(a), _kind(b)
+    whole = ("b", "i", "u")
+    if ka == "f" and kb in whole:
+        return a, _cast(b, a.dtype)
+    if kb == "f" and ka in whole:
+        return _cast(a, b.dtype), b
+    if ka in whole and (kb == "float" or divide and kb in (*whole, None)):
+        a = _cast(a, np.float32)
+    if kb in whole and (ka == "float" or divide and ka in (*whole, None)):
+        b = _cast(b, np.float32)
+    return a, b
 
 
 #: What `max(dim)` and `min(dim)` return, as PyTorch's: the values and where they are.
@@ -906,34 +939,34 @@ class Tensor:
     # -- arithmetic -----------------------------------------------------------------------------
 
     def __add__(self, other):
-        return Add.apply(self, other)
+        return Add.apply(*_promoted(self, other))
 
     def __radd__(self, other):
-        return Add.apply(other, self)
+        return Add.apply(*_promoted(other, self))
 
     def __sub__(self, other):
-        return Sub.apply(self, other)
+        return Sub.apply(*_promoted(self, other))
 
     def __rsub__(self, other):
-        return Sub.apply(other, self)
+        return Sub.apply(*_promoted(other, self))
 
     def __mul__(self, other):
-        return Mul.apply(self, other)
+        return Mul.apply(*_promoted(self, other))
 
     def __rmul__(self, other):
-        return Mul.apply(other, self)
+        return Mul.apply(*_promoted(other, self))
 
     def __truediv__(self, other):
-        return Div.apply(self, other)
+        return Div.apply(*_promoted(self, other, divide=True))
 
     def __rtruediv__(self, other):
-        return Div.apply(other, self)
+        return Div.apply(*_promoted(other, self, divide=True))
 
     def __pow__(self, other):
-        return Pow.apply(self, other)
+        return Pow.apply(*_promoted(self, other))
 
     def __rpow__(self, other):
-        return Pow.apply(other, self)
+        return Pow.apply(*_promoted(other, self))
 
     def __neg__(self):
         return Neg.apply(self)
