@@ -191,7 +191,7 @@ _METHODS = (
     "sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "exp", "log", "sqrt",
     "tanh", "sigmoid", "relu", "abs", "clamp", "clip", "reshape", "flatten", "squeeze",
     "unsqueeze", "permute", "transpose", "t", "numel", "clone", "masked_fill", "gather",
-    "triu", "tril", "softmax", "log_softmax", "neg", "pow",
+    "triu", "tril", "softmax", "log_softmax", "neg", "pow", "add", "sub", "mul", "div",
 )
 globals().update({name: _method(name) for name in _METHODS})
 

@@ -1262,19 +1262,19 @@ class Tensor:
         return log_softmax(self, dim=dim)
 
     def add(self, other) -> Tensor:
-        return Add.apply(self, other)
+        return self + other
 
     def sub(self, other) -> Tensor:
-        return Sub.apply(self, other)
+        return self - other
 
     def mul(self, other) -> Tensor:
-        return Mul.apply(self, other)
+        return self * other
 
     def div(self, other) -> Tensor:
-        return Div.apply(self, other)
+        return self / other
 
     def pow(self, exponent) -> Tensor:
-        return Pow.apply(self, exponent)
+        return self**exponent
 
     def neg(self) -> Tensor:
         return Neg.apply(self)

@@ -437,3 +437,10 @@ def test_a_float32_gradient_stays_float32_against_an_integer_operand():
     w = Tensor(F32, requires_grad=True)
     (w * Tensor(I64)).sum().backward()
     assert w.grad.dtype == np.float32 and np.array_equal(w.grad, [1.0, 2.0])
+
+
+def test_the_arithmetic_methods_promote_as_the_operators():
+    f, i = Tensor(F32), Tensor(I64)
+    for got in (f.add(i), f.sub(i), f.mul(i), f.div(i), f.pow(i), fw.add(f, i), fw.mul(i, f)):
+        assert got.dtype == np.float32
+    assert np.array_equal(fw.sub(f, i).data, F32 - I64)

@@ -26,6 +26,7 @@ from .autodiff import (
 from .generator import default_generator, manual_seed
 from .nn import load, save
 from .surface import (  # PyTorch's top-level names for tensors
+    add,
     amax,
     amin,
     arange,
@@ -37,6 +38,7 @@ from .surface import (  # PyTorch's top-level names for tensors
     clone,
     cuda,
     device,
+    div,
     double,
     empty,
     exp,
@@ -61,6 +63,7 @@ from .surface import (  # PyTorch's top-level names for tensors
     long,
     masked_fill,
     mean,
+    mul,
     neg,
     numel,
     ones_like,
@@ -76,6 +79,7 @@ from .surface import (  # PyTorch's top-level names for tensors
     softmax,
     sqrt,
     squeeze,
+    sub,
     t,
     tanh,
     transpose,
@@ -142,6 +146,7 @@ __all__ = [
     "where",
     "zeros",
     # PyTorch's surface (issue 21); builtins' names (sum, max, float, ...) are attributes only
+    "add",
     "amax",
     "amin",
     "arange",
@@ -154,6 +159,7 @@ __all__ = [
     "clone",
     "cuda",
     "device",
+    "div",
     "double",
     "empty",
     "enable_grad",
@@ -179,6 +185,7 @@ __all__ = [
     "long",
     "masked_fill",
     "mean",
+    "mul",
     "neg",
     "numel",
     "ones_like",
@@ -195,6 +202,7 @@ __all__ = [
     "softmax",
     "sqrt",
     "squeeze",
+    "sub",
     "surface",
     "t",
     "tanh",
