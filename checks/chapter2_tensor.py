@@ -440,7 +440,7 @@ TIE_COUNT_PROMOTES = (
 def reduction_check(name: str, x, axis, keepdims, seed, np_fn) -> None:
     what = f"{name}(axis={axis}, keepdims={keepdims}) of shape {x.shape}"
     fn = lambda t: getattr(t, name)(axis=axis, keepdims=keepdims)
-    promotes = TIE_COUNT_PROMOTES if name == "max" else PROMOTES
+    promotes = TIE_COUNT_PROMOTES if name == "amax" else PROMOTES
     check_op(fn, [x], lambda a: np_fn(a, axis=axis, keepdims=keepdims), seed, what, promotes)
 
 
@@ -507,7 +507,7 @@ def tied_reductions(draw):
 def probe_max(fw):
     x = fw.Tensor([[1.0, 3.0, 3.0], [2.0, 0.0, -1.0]], requires_grad=True)
     g = np.array([1.0, 1.0], dtype=np.float32)
-    return {"rule of max(axis=1) of [[1, 3, 3], [2, 0, -1]] at ones": x.max(axis=1).grad_fn(g)}
+    return {"rule of amax(axis=1) of [[1, 3, 3], [2, 0, -1]] at ones": x.amax(axis=1).grad_fn(g)}
 
 
 @check("2.6")
@@ -517,7 +517,7 @@ def probe_max(fw):
 @example(case=(np.arange(24.0).reshape(2, 3, 4)[:, ::-1] / 4, (0, 2), True), seed=2)
 def test_max_gradient_without_ties(case, seed):
     """max over any axes of distinct values: the whole gradient goes to the maximum."""
-    reduction_check("max", *case, seed, np.max)
+    reduction_check("amax", *case, seed, np.max)
 
 
 @check("2.6")
@@ -531,15 +531,15 @@ def test_max_splits_the_gradient_equally_among_ties(case, seed):
     axes = tuple(range(x.ndim)) if axis is None else tuple(
         np.atleast_1d(axis) % max(x.ndim, 1))
     leaf = fw.Tensor(x, requires_grad=True)
-    out = leaf.max(axis=axis, keepdims=keepdims)
+    out = leaf.amax(axis=axis, keepdims=keepdims)
     cotangent = np.random.default_rng(seed).standard_normal(out.data.shape)
     (grad,) = out.grad_fn(cotangent)
     top = x.max(axis=axes, keepdims=True)
     winners = x == top
     expected = winners * cotangent.reshape(top.shape) / winners.sum(axis=axes, keepdims=True)
-    assert_close(grad, expected, f"max(axis={axis}, keepdims={keepdims}) gradient of "
+    assert_close(grad, expected, f"amax(axis={axis}, keepdims={keepdims}) gradient of "
                  f"{x.tolist()}: each of k tied maxima gets g / k")
-    assert_close(out.data, x.max(axis=axes, keepdims=keepdims), f"max(axis={axis}) of {x.tolist()}")
+    assert_close(out.data, x.max(axis=axes, keepdims=keepdims), f"amax(axis={axis}) of {x.tolist()}")
 
 
 # -- 2.7 reshape and permute -----------------------------------------------------------------------

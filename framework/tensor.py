@@ -12,11 +12,13 @@ are the exercises.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from . import autodiff
+from ._dims import accepts_dim
 from .autodiff import backpropagate
 
 Shape = tuple[int, ...]
@@ -650,6 +652,131 @@ class Cast(Function):
         return (grad.astype(ctx.dtype),)
 
 
+# -- provided ops for PyTorch's everyday surface -------------------------------------------------
+
+
+class Clone(Function):
+    """c = a copy of a (its own memory); ∂c/∂a = 1."""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad,)
+
+
+class Gather(Function):
+    """c[..., i, ...] = a[..., index[..., i, ...], ...] along `axis` (PyTorch's gather);
+    ∂a receives (+=) each gradient at the place it was picked from."""
+
+    @staticmethod
+    def forward(ctx, a, axis, index):
+        index = np.asarray(index)
+        if index.ndim != a.ndim or not np.issubdtype(index.dtype, np.integer):
+            raise ValueError(
+                f"gather: the index (shape {index.shape}, {index.dtype}) must be an integer "
+                f"tensor with as many axes as the input (shape {a.shape})"
+            )
+        places = list(np.indices(index.shape, sparse=True))
+        places[axis] = index
+        ctx.shape, ctx.places = a.shape, tuple(places)
+        return a[ctx.places]
+
+    @staticmethod
+    def backward(ctx, grad):
+        routed = np.zeros(ctx.shape, dtype=grad.dtype)
+        np.add.at(routed, ctx.places, grad)
+        return (routed,)
+
+
+class Triangle(Function):
+    """c = the upper (triu) or lower (tril) triangle of the last two axes, zeros elsewhere;
+    ∂ keeps the same triangle of the gradient."""
+
+    @staticmethod
+    def forward(ctx, a, upper, diagonal):
+        if a.ndim < 2:
+            name = "triu" if upper else "tril"
+            raise ValueError(f"{name}: needs at least 2 axes, got shape {a.shape}")
+        ctx.cut = (lambda g: np.triu(g, diagonal)) if upper else (lambda g: np.tril(g, diagonal))
+        return ctx.cut(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (ctx.cut(grad),)
+
+
+class Clamp(Function):
+    """c = a limited to [low, high] (either may be None); ∂c/∂a = 1 inside, 0 outside."""
+
+    @staticmethod
+    def forward(ctx, a, low, high):
+        ctx.save_for_backward(a)
+        ctx.low, ctx.high = low, high
+        return np.clip(a, low, high).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        inside = np.ones(a.shape, dtype=bool)
+        if ctx.low is not None:
+            inside &= a >= ctx.low
+        if ctx.high is not None:
+            inside &= a <= ctx.high
+        return (grad * inside,)
+
+
+def _kind(x) -> str | None:
+    """"f" (floating), "b"/"i"/"u" (bool, integers) for arrays and tensors; "float" for a Python
+    float; None for a Python int or bool, which NumPy already treats as PyTorch does."""
+    if isinstance(x, (Tensor, np.ndarray)):
+        return x.dtype.kind
+    return "float" if isinstance(x, float) else None
+
+
+def _cast(x, dtype):
+    return Tensor._make(x.data.astype(dtype)) if isinstance(x, Tensor) else x.astype(dtype)
+
+
+def _promoted(a, b, divide: bool = False) -> tuple:
+    """The operands of a binary op, cast where NumPy's result dtype differs from PyTorch's:
+    an integer or bool operand of a floating one takes its dtype (NumPy: float32 with int64 is
+    float64), an integer one with a Python float becomes float32 (NumPy: float64), and so do
+    both integer operands of a division. A NumPy scalar counts as a Python number, as in
+    PyTorch."""
+    a = a.item() if isinstance(a, np.generic) else a
+    b = b.item() if isinstance(b, np.generic) else b
+    ka, kb = _kind(a), _kind(b)
+    whole = ("b", "i", "u")
+    if ka == "f" and kb in whole:
+        return a, _cast(b, a.dtype)
+    if kb == "f" and ka in whole:
+        return _cast(a, b.dtype), b
+    if ka in whole and (kb == "float" or divide and kb in (*whole, None)):
+        a = _cast(a, np.float32)
+    if kb in whole and (ka == "float" or divide and ka in (*whole, None)):
+        b = _cast(b, np.float32)
+    return a, b
+
+
+#: What `max(dim)` and `min(dim)` return, as PyTorch's: the values and where they are.
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _shape_args(shape: tuple) -> tuple:
+    """`f(2, 3)` and `f((2, 3))` both mean shape (2, 3), as in PyTorch."""
+    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+
+
+def _is_dtype(value) -> bool:
+    try:
+        return isinstance(value, (type, np.dtype)) and np.dtype(value) is not None
+    except TypeError:
+        return False
+
+
 # -- Tensor ------------------------------------------------------------------------------------------
 
 
@@ -712,7 +839,6 @@ class Tensor:
 
     shape = property(lambda self: self.data.shape)
     ndim = property(lambda self: self.data.ndim)
-    size = property(lambda self: self.data.size)
     dtype = property(lambda self: self.data.dtype)
 
     def __len__(self) -> int:
@@ -737,8 +863,25 @@ class Tensor:
         """The same data, cut from the graph."""
         return Tensor._make(self.data)
 
-    def to(self, dtype) -> Tensor:
-        return self if self.data.dtype == dtype else Cast.apply(self, dtype)
+    def to(self, *args, dtype=None, device=None, copy: bool = False, non_blocking=False) -> Tensor:
+        """This tensor as `dtype` (differentiable between floating dtypes), as PyTorch's `to`:
+        `to(dtype)`, `to(other_tensor)`, `to("cpu")`, `to(device, dtype)`; `copy=True` copies."""
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif _is_dtype(arg):
+                dtype = arg
+            else:
+                device = arg
+        if device is not None:
+            from .surface import check_device
+
+            check_device("to", device)
+        if dtype is None or self.data.dtype == dtype:
+            return Clone.apply(self) if copy else self
+        if not np.issubdtype(np.dtype(dtype), np.floating):  # no gradient, as in PyTorch
+            return Tensor._make(self.data.astype(dtype))
+        return Cast.apply(self, np.dtype(dtype))
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if requires_grad and not np.issubdtype(self.data.dtype, np.floating):
@@ -763,12 +906,18 @@ class Tensor:
         raise NotImplementedError("Exercise 2.10: Tensor.receive_grad and release — see chapters/02_tensor.ipynb, '2.10 Backward for tensors'")
         ### END SOLUTION
 
-    def backward(self, gradient=None, retain_graph: bool = False) -> None:
+    def backward(self, gradient=None, retain_graph: bool = False, create_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) · gradient into `.grad` of every leaf that requires grad.
 
         `gradient` (the cotangent) may be omitted only for a one-element tensor. The
-        graph is freed on the way unless `retain_graph=True`.
+        graph is freed on the way unless `retain_graph=True`. `create_graph=True` (PyTorch's
+        double backward) is refused: the rules compute arrays, which have no graph.
         """
+        if create_graph:
+            raise NotImplementedError(
+                "backward(create_graph=True): the framework's backward rules compute NumPy "
+                "arrays, not tensors, so a gradient has no graph of its own: no double backward"
+            )
         if not self.requires_grad:
             raise RuntimeError(
                 "backward: this tensor does not require grad; create a leaf with "
@@ -790,36 +939,36 @@ class Tensor:
     # -- arithmetic -----------------------------------------------------------------------------
 
     def __add__(self, other):
-        return Add.apply(self, other)
+        return Add.apply(*_promoted(self, other))
 
     def __radd__(self, other):
-        return Add.apply(other, self)
+        return Add.apply(*_promoted(other, self))
 
     def __sub__(self, other):
-        return Sub.apply(self, other)
+        return Sub.apply(*_promoted(self, other))
 
     def __rsub__(self, other):
-        return Sub.apply(other, self)
+        return Sub.apply(*_promoted(other, self))
 
     def __mul__(self, other):
-        return Mul.apply(self, other)
+        return Mul.apply(*_promoted(self, other))
 
     def __rmul__(self, other):
-        return Mul.apply(other, self)
+        return Mul.apply(*_promoted(other, self))
 
     def __truediv__(self, other):
-        return Div.apply(self, other)
+        return Div.apply(*_promoted(self, other, divide=True))
 
     def __rtruediv__(self, other):
-        return Div.apply(other, self)
+        return Div.apply(*_promoted(other, self, divide=True))
 
     def __pow__(self, other):
-        return Pow.apply(self, other)
+        return Pow.apply(*_promoted(self, other))
 
     def __rpow__(self, other):
-        if isinstance(other, (int, float)):  # so backward's log(other) keeps self's dtype
-            other = np.asarray(other, dtype=self.data.dtype)
-        return Pow.apply(other, self)
+        if isinstance(other, (int, float)) and self.data.dtype.kind == "f":
+            other = np.asarray(other, dtype=self.data.dtype)  # so backward's log(other) keeps it
+        return Pow.apply(*_promoted(other, self))
 
     def __neg__(self):
         return Neg.apply(self)
@@ -906,23 +1055,65 @@ class Tensor:
 
     # -- reductions ------------------------------------------------------------------------------
 
+    # Every reduction also takes PyTorch's dim=/keepdim= (`accepts_dim`).
+
+    @accepts_dim
     def sum(self, axis: Axis = None, keepdims: bool = False):
         return Sum.apply(self, axis=axis, keepdims=keepdims)
 
+    @accepts_dim
     def mean(self, axis: Axis = None, keepdims: bool = False):
         return Mean.apply(self, axis=axis, keepdims=keepdims)
 
-    def max(self, axis: Axis = None, keepdims: bool = False):
+    @accepts_dim
+    def amax(self, axis: Axis = None, keepdims: bool = False):
+        """The maximum over `axis` (all, an int or a tuple); ties share the gradient equally."""
         return Max.apply(self, axis=axis, keepdims=keepdims)
 
-    def min(self, axis: Axis = None, keepdims: bool = False):
-        return -((-self).max(axis=axis, keepdims=keepdims))
+    @accepts_dim
+    def amin(self, axis: Axis = None, keepdims: bool = False):
+        return -((-self).amax(axis=axis, keepdims=keepdims))
 
-    def argmax(self, axis: int | None = None) -> Tensor:
-        return Tensor._make(np.argmax(self.data, axis=axis))
+    @accepts_dim
+    def max(self, axis: int | None = None, keepdims: bool = False):
+        """As PyTorch: `max()` is the largest element (ties share the gradient); `max(dim)` is
+        `(values, indices)` along one axis, the gradient going to the index; `max(other)`
+        is the elementwise `maximum`."""
+        if isinstance(axis, Tensor):
+            return maximum(self, axis)
+        if axis is None:
+            return self.amax(keepdims=keepdims)
+        return self._pick("max", np.argmax, axis, keepdims)
 
-    def argmin(self, axis: int | None = None) -> Tensor:
-        return Tensor._make(np.argmin(self.data, axis=axis))
+    @accepts_dim
+    def min(self, axis: int | None = None, keepdims: bool = False):
+        """As `max`, for the minimum."""
+        if isinstance(axis, Tensor):
+            return minimum(self, axis)
+        if axis is None:
+            return self.amin(keepdims=keepdims)
+        return self._pick("min", np.argmin, axis, keepdims)
+
+    def _pick(self, op: str, arg, axis, keepdims: bool) -> ValuesIndices:
+        if not isinstance(axis, (int, np.integer)):
+            raise TypeError(
+                f"{op}: dim={axis!r}: PyTorch's {op}(dim) takes one axis and returns (values, "
+                f"indices); for several axes write a{op}(dim={axis!r})"
+            )
+        axis = normalize_axes(axis, self.ndim, op)[0]
+        indices = Tensor._make(np.expand_dims(arg(self.data, axis=axis), axis))
+        values = Gather.apply(self, axis, indices.data)
+        if keepdims:
+            return ValuesIndices(values, indices)
+        return ValuesIndices(values.squeeze(axis), indices.squeeze(axis))
+
+    @accepts_dim
+    def argmax(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        return Tensor._make(np.argmax(self.data, axis=axis, keepdims=keepdims))
+
+    @accepts_dim
+    def argmin(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        return Tensor._make(np.argmin(self.data, axis=axis, keepdims=keepdims))
 
     # -- shapes ------------------------------------------------------------------------------------
 
@@ -934,10 +1125,10 @@ class Tensor:
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
         return Permute.apply(self, tuple(a % self.ndim for a in axes))
 
-    def transpose(self, axis0: int = -2, axis1: int = -1) -> Tensor:
+    def transpose(self, dim0: int = -2, dim1: int = -1) -> Tensor:
         """Swap two axes, as PyTorch's transpose (default: the last two)."""
         axes = list(range(self.ndim))
-        axes[axis0], axes[axis1] = axes[axis1], axes[axis0]
+        axes[dim0], axes[dim1] = axes[dim1], axes[dim0]
         return Permute.apply(self, tuple(axes))
 
     @property
@@ -945,35 +1136,230 @@ class Tensor:
         return Permute.apply(self, tuple(reversed(range(self.ndim))))
 
     def expand(self, *shape) -> Tensor:
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return Expand.apply(self, tuple(shape))
+        """Broadcast to `shape`; -1 keeps an axis's size, as in PyTorch."""
+        shape = _shape_args(shape)
+        kept = (None,) * (len(shape) - self.ndim) + self.shape
+        shape = tuple(k if n == -1 and k is not None else n for n, k in zip(shape, kept))
+        return Expand.apply(self, shape)
 
     def broadcast_to(self, shape: Sequence[int]) -> Tensor:
         return Expand.apply(self, tuple(shape))
 
+    @accepts_dim
     def squeeze(self, axis: Axis = None) -> Tensor:
+        """Drop the given axes (all, if None) that have size 1; as in PyTorch, an axis of
+        another size is left alone."""
         axes = normalize_axes(axis, self.ndim, "squeeze")
-        if axis is None:
-            axes = tuple(a for a in axes if self.shape[a] == 1)
-        for a in axes:
-            if self.shape[a] != 1:
-                raise ValueError(f"squeeze: axis {a} of shape {self.shape} has size {self.shape[a]}, not 1")
-        return self.reshape(tuple(n for i, n in enumerate(self.shape) if i not in axes))
+        return self.reshape(tuple(n for i, n in enumerate(self.shape) if i not in axes or n != 1))
 
+    @accepts_dim
     def unsqueeze(self, axis: int) -> Tensor:
         return self.reshape(np.expand_dims(self.data, axis).shape)
 
-    def flatten(self, start_axis: int = 0) -> Tensor:
-        return self.reshape(self.shape[:start_axis] + (-1,))
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Axes start_dim..end_dim (inclusive) merged into one, as PyTorch's flatten."""
+        if self.ndim == 0:
+            return self.reshape(1)
+        start, end = (normalize_axes(d, self.ndim, "flatten")[0] for d in (start_dim, end_dim))
+        merged = int(np.prod(self.shape[start:end + 1]))
+        return self.reshape(self.shape[:start] + (merged,) + self.shape[end + 1:])
 
     def matmul(self, other) -> Tensor:
         return MatMul.apply(self, other)
+
+    # -- PyTorch's everyday methods (provided) ------------------------------------------------
+
+    def size(self, dim: int | None = None) -> Shape | int:
+        """The shape (PyTorch's torch.Size is a tuple), or the length of axis `dim`."""
+        if dim is None:
+            return self.data.shape
+        if self.ndim == 0:
+            raise IndexError(f"size: dim {dim} asked of a tensor with no axes (shape ())")
+        return self.data.shape[normalize_axes(dim, self.ndim, "size")[0]]
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return int(self.data.size)
+
+    def dim(self) -> int:
+        """The number of axes (also `ndim`)."""
+        return self.data.ndim
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def device(self):
+        from .surface import device
+
+        return device("cpu")
+
+    def view(self, *shape) -> Tensor:
+        """`reshape` (-1 allowed), as PyTorch's view of a contiguous tensor."""
+        if len(shape) == 1 and _is_dtype(shape[0]):
+            raise TypeError(
+                "view(dtype): reinterpreting the bytes as another dtype is not supported; "
+                "to convert the values, use .to(dtype)"
+            )
+        return self.reshape(*shape)
+
+    def contiguous(self) -> Tensor:
+        return self
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def cuda(self, *args, **kwargs) -> Tensor:
+        from .surface import check_device
+
+        check_device("cuda", "cuda")
+
+    def t(self) -> Tensor:
+        """The transpose of a matrix (a tensor with 0, 1 or 2 axes), as PyTorch's t()."""
+        if self.ndim > 2:
+            raise ValueError(
+                f"t: expects at most 2 axes, got shape {self.shape}; "
+                "use transpose(dim0, dim1) or permute"
+            )
+        return self.T
+
+    def float(self) -> Tensor:
+        return self.to(np.float32)
+
+    def double(self) -> Tensor:
+        return self.to(np.float64)
+
+    def half(self) -> Tensor:
+        return self.to(np.float16)
+
+    def long(self) -> Tensor:
+        return self.to(np.int64)
+
+    def int(self) -> Tensor:
+        return self.to(np.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(np.bool_)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    def clone(self) -> Tensor:
+        """A copy with its own memory; gradients flow back to self."""
+        return Clone.apply(self)
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def gather(self, dim: int, index) -> Tensor:
+        """out[i][j] = self[i][index[i][j]] for dim=1 (PyTorch's gather)."""
+        index = index.data if isinstance(index, Tensor) else index
+        return Gather.apply(self, normalize_axes(dim, self.ndim, "gather")[0], index)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        return Triangle.apply(self, True, diagonal)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        return Triangle.apply(self, False, diagonal)
+
+    def clamp(self, min=None, max=None) -> Tensor:  # noqa: A002 (PyTorch's names)
+        if min is None and max is None:
+            raise ValueError("clamp: give at least one of min and max")
+        return Clamp.apply(self, min, max)
+
+    clip = clamp
+
+    def softmax(self, dim: int) -> Tensor:
+        from .nn.functional import softmax
+
+        return softmax(self, dim=dim)
+
+    def log_softmax(self, dim: int) -> Tensor:
+        from .nn.functional import log_softmax
+
+        return log_softmax(self, dim=dim)
+
+    def add(self, other) -> Tensor:
+        return self + other
+
+    def sub(self, other) -> Tensor:
+        return self - other
+
+    def mul(self, other) -> Tensor:
+        return self * other
+
+    def div(self, other) -> Tensor:
+        return self / other
+
+    def pow(self, exponent) -> Tensor:
+        return self**exponent
+
+    def neg(self) -> Tensor:
+        return Neg.apply(self)
+
+    # In-place changes are allowed only outside any graph: the framework records no in-place
+    # op, so a tensor that requires grad (or was computed from one) would silently go wrong.
+
+    def _check_in_place(self, op: str) -> None:
+        if self.grad_fn is not None or (self.requires_grad and autodiff.is_grad_enabled()):
+            raise RuntimeError(
+                f"{op}: in-place change of a tensor that requires grad; the framework records "
+                "no in-place ops (PyTorch does), so do it inside framework.no_grad(), or build "
+                "a new tensor (x = x + y, where, masked_fill)"
+            )
+
+    def __setitem__(self, index, value) -> None:
+        self._check_in_place("setitem")
+        self.data[_plain_index(index)] = value.data if isinstance(value, Tensor) else value
+
+    def zero_(self) -> Tensor:
+        self._check_in_place("zero_")
+        self.data[...] = 0
+        return self
+
+    def fill_(self, value) -> Tensor:
+        self._check_in_place("fill_")
+        self.data[...] = value
+        return self
+
+    def add_(self, other) -> Tensor:
+        self._check_in_place("add_")
+        self.data += other.data if isinstance(other, Tensor) else other
+        return self
+
+    def mul_(self, other) -> Tensor:
+        self._check_in_place("mul_")
+        self.data *= other.data if isinstance(other, Tensor) else other
+        return self
+
+    def copy_(self, source) -> Tensor:
+        self._check_in_place("copy_")
+        self.data[...] = source.data if isinstance(source, Tensor) else source
+        return self
+
+    def sub_(self, other) -> Tensor:
+        self._check_in_place("sub_")
+        self.data -= other.data if isinstance(other, Tensor) else other
+        return self
+
+    def div_(self, other) -> Tensor:
+        self._check_in_place("div_")
+        self.data /= other.data if isinstance(other, Tensor) else other
+        return self
+
+    # x += y changes x in place, as in PyTorch (`with no_grad(): w -= lr * w.grad`)
+    __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
 
 
 # -- functions and factories ---------------------------------------------------------------------
 
 
 def tensor(data, requires_grad: bool = False, dtype=None) -> Tensor:
+    """A new tensor holding a copy of `data` (as `torch.tensor`; `from_numpy` shares memory)."""
+    data = data.data if isinstance(data, Tensor) else data
+    if isinstance(data, np.ndarray):
+        data = data.copy()
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
@@ -990,10 +1376,16 @@ def where(condition, a, b) -> Tensor:
     return Where.apply(condition, a, b)
 
 
+@accepts_dim
 def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """The tensors joined along an existing axis (PyTorch's `cat`)."""
     return Concatenate.apply(*tensors, axis=axis)
 
 
+cat = concatenate
+
+
+@accepts_dim
 def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     return Stack.apply(*tensors, axis=axis)
 

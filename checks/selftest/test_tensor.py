@@ -47,7 +47,7 @@ GRADCHECKED = {
                              [spaced(2, 1), spaced(2, 3), spaced(2, 2)]),
     "stack, axis 0": (lambda a, b: fw.stack([a, b]), [spaced(2, 3), spaced(2, 3, shift=0.1)]),
     "stack, axis 1": (lambda a, b: fw.stack([a, b], axis=1), [spaced(2, 3), spaced(2, 3)]),
-    "min, axis 1": (lambda a: a.min(axis=1), [spaced(3, 4)]),
+    "amin, axis 1": (lambda a: a.amin(axis=1), [spaced(3, 4)]),
     "min, all": (lambda a: a.min(), [spaced(3, 4)]),
 }
 
@@ -67,7 +67,7 @@ def test_provided_op_values_match_numpy():
         (Tensor(spaced(2, 3)).abs(), np.abs(spaced(2, 3))),
         (fw.where(np.array([True, False, True, False]), Tensor(a), Tensor(b)),
          np.where([True, False, True, False], a, b)),
-        (Tensor(spaced(3, 4)).min(axis=0), spaced(3, 4).min(axis=0)),
+        (Tensor(spaced(3, 4)).amin(axis=0), spaced(3, 4).min(axis=0)),
         (fw.stack([Tensor(a), Tensor(a)], axis=-1), np.stack([a, a], axis=-1)),
         (Tensor(spaced(2, 1, 3)).squeeze(), spaced(2, 1, 3).squeeze()),
     ]
@@ -85,9 +85,9 @@ def test_maximum_and_minimum_split_ties_equally():
     assert np.allclose(c.grad, [0.5, 0.0])
 
 
-def test_min_splits_ties_equally():
+def test_amin_splits_ties_equally():
     x = Tensor([[2.0, 1.0, 1.0], [0.0, 3.0, 0.0]], requires_grad=True)
-    x.min(axis=1).backward(np.array([1.0, 4.0]))
+    x.amin(axis=1).backward(np.array([1.0, 4.0]))
     assert np.allclose(x.grad, [[0.0, 0.5, 0.5], [2.0, 0.0, 2.0]])
 
 
@@ -199,14 +199,12 @@ def test_reshape_and_permute_errors_name_the_shapes():
 
 def test_other_shape_errors_say_what_is_wrong():
     cases = [
-        (lambda: Tensor(np.ones((2, 3))).max(axis=2),
+        (lambda: Tensor(np.ones((2, 3))).amax(axis=2),
          r"max: axis 2 is out of range for a tensor with 2 axes"),
         (lambda: fw.concatenate([Tensor(np.ones((2, 3))), Tensor(np.ones((3, 2)))]),
          r"concatenate: shapes \(2, 3\), \(3, 2\) must agree on every axis but axis 0"),
         (lambda: fw.stack([Tensor(np.ones(2)), Tensor(np.ones(3))]),
          r"stack: all shapes must be equal, got \(2,\), \(3,\)"),
-        (lambda: Tensor(np.ones((2, 3))).squeeze(0),
-         r"squeeze: axis 0 of shape \(2, 3\) has size 2"),
         (lambda: Tensor(np.ones((2, 3))).item(), r"item: the tensor has 6 elements, not one"),
     ]
     for make, message in cases:
@@ -291,7 +289,7 @@ def test_gradcheck_passes_a_correct_function_and_names_a_wrong_one():
         fw.gradcheck(WrongCube.apply, x)
 
 
-@pytest.mark.parametrize("name", ["sum", "mean", "max"])
+@pytest.mark.parametrize("name", ["sum", "mean", "amax"])
 @pytest.mark.parametrize("negative, positive", [(-1, 2), (-3, 0), ((0, -1), (0, 2)), ((-2,), (1,))])
 def test_reductions_read_negative_axes_from_the_end_forward_and_backward(name, negative, positive):
     """The provided forward normalises the axis, so every backward sees positive axes only."""
@@ -302,6 +300,6 @@ def test_reductions_read_negative_axes_from_the_end_forward_and_backward(name, n
         out = getattr(leaf, name)(axis=axis)
         out.backward(np.arange(out.data.size, dtype=np.float64).reshape(out.data.shape))
         results.append((out.data, leaf.grad))
-    np.testing.assert_array_equal(results[0][0], getattr(x, name)(axis=negative))
+    np.testing.assert_array_equal(results[0][0], getattr(np, name)(x, axis=negative))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])

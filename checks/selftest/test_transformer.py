@@ -177,7 +177,7 @@ def test_transformer_layers_keep_weights_of_their_own():
 
 def test_the_w3_configuration_has_236816_parameters_named_as_pytorch():
     model = nn.Transformer(16, 16)
-    assert sum(p.size for p in model.parameters()) == 236_816
+    assert sum(p.numel() for p in model.parameters()) == 236_816
     names = dict(model.named_parameters())
     for name in ("src_embedding.weight", "encoder.layers.1.self_attn.q_proj.weight",
                  "decoder.layers.0.multihead_attn.out_proj.bias", "decoder.layers.1.norm3.weight",

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._dims import accepts_dim
 from ..generator import default_generator
 from ..tensor import (
     Function,
@@ -162,14 +163,29 @@ class LogSoftmax(Function):
         ### END SOLUTION
 
 
-def softmax(x: Tensor, axis: int = -1) -> Tensor:
-    """Probabilities along `axis`: non-negative, summing to 1."""
-    return Softmax.apply(x, axis=axis)
+def _softmax_axis(op: str, x: Tensor, axis: int | None) -> int:
+    """The axis given, or PyTorch's implicit one where it is the last axis (up to 2 axes)."""
+    if axis is not None:
+        return axis
+    if np.ndim(_data(x)) > 2:
+        raise TypeError(
+            f"{op}: no dim given for an input of {np.ndim(_data(x))} axes; PyTorch would pick "
+            "an implicit one (deprecated) that is not the last; pass dim= explicitly"
+        )
+    return -1
 
 
-def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
+@accepts_dim
+def softmax(x: Tensor, axis: int | None = None) -> Tensor:
+    """Probabilities along `axis` (also `dim=`; default: the last of ≤ 2 axes): non-negative,
+    summing to 1."""
+    return Softmax.apply(x, axis=_softmax_axis("softmax", x, axis))
+
+
+@accepts_dim
+def log_softmax(x: Tensor, axis: int | None = None) -> Tensor:
     """log(softmax(x)) computed without ever taking the log of an underflowed 0."""
-    return LogSoftmax.apply(x, axis=axis)
+    return LogSoftmax.apply(x, axis=_softmax_axis("log_softmax", x, axis))
 
 
 # -- exercise 3.4: cross-entropy -----------------------------------------------------------------------

@@ -54,8 +54,43 @@ class no_grad:
         return wrapper
 
 
+class set_grad_enabled(no_grad):
+    """Record graphs (True) or not (False): at once when called, and undone on leaving a
+    `with` block, as PyTorch's `set_grad_enabled`."""
+
+    def __init__(self, mode: bool) -> None:
+        global _grad_enabled
+        self.mode, self._previous = bool(mode), _grad_enabled
+        _grad_enabled = self.mode
+
+    def __enter__(self) -> None:
+        global _grad_enabled
+        _grad_enabled = self.mode
+
+    def __call__(self, function: Callable) -> Callable:
+        raise TypeError("set_grad_enabled: use it as `with set_grad_enabled(mode):` or a call")
+
+
+class enable_grad(no_grad):
+    """Context manager (and decorator) in which operations record a graph again."""
+
+    def __enter__(self) -> None:
+        global _grad_enabled
+        self._previous = _grad_enabled
+        _grad_enabled = True
+
+    def __call__(self, function: Callable) -> Callable:
+        def wrapper(*args, **kwargs):
+            with enable_grad():
+                return function(*args, **kwargs)
+
+        wrapper.__name__ = function.__name__
+        wrapper.__doc__ = function.__doc__
+        return wrapper
+
+
 def is_grad_enabled() -> bool:
-    """True unless inside `no_grad()`."""
+    """True unless inside `no_grad()` (or after `set_grad_enabled(False)`)."""
     return _grad_enabled
 
 
