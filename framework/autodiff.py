@@ -26,12 +26,14 @@ from numbers import Real
 _grad_enabled = True
 
 
-class no_grad:
-    """Context manager (and decorator) in which operations record no graph, as in PyTorch.
+class _GradMode:
+    """Record graphs (`mode` True) or not inside a `with` block or a decorated function.
 
     Leaving it restores the setting found on entering, also after an exception and when
     the same instance is entered again inside itself.
     """
+
+    mode: bool
 
     def __init__(self) -> None:
         self._previous: list[bool] = []  # a stack: one entry per entry not yet left
@@ -39,7 +41,7 @@ class no_grad:
     def __enter__(self) -> None:
         global _grad_enabled
         self._previous.append(_grad_enabled)
-        _grad_enabled = False
+        _grad_enabled = self.mode
 
     def __exit__(self, *exc_info: object) -> None:
         global _grad_enabled
@@ -48,45 +50,38 @@ class no_grad:
     def __call__(self, function: Callable) -> Callable:
         @functools.wraps(function)
         def wrapper(*args, **kwargs):
-            with no_grad():
+            with self:
                 return function(*args, **kwargs)
 
         return wrapper
 
 
-class set_grad_enabled(no_grad):
+class no_grad(_GradMode):
+    """Context manager (and decorator) in which operations record no graph, as in PyTorch."""
+
+    mode = False
+
+
+class enable_grad(_GradMode):
+    """Context manager (and decorator) in which operations record a graph again."""
+
+    mode = True
+
+
+class set_grad_enabled(_GradMode):
     """Record graphs (True) or not (False): at once when called, and undone on leaving a
     `with` block, as PyTorch's `set_grad_enabled`."""
 
     def __init__(self, mode: bool) -> None:
-        global _grad_enabled
-        self.mode, self._previous = bool(mode), _grad_enabled
-        _grad_enabled = self.mode
+        super().__init__()
+        self.mode = bool(mode)
+        super().__enter__()  # at once: `set_grad_enabled(False)` alone is a switch
 
     def __enter__(self) -> None:
-        global _grad_enabled
-        _grad_enabled = self.mode
+        """Already switched by the call; leaving the block restores the setting before it."""
 
     def __call__(self, function: Callable) -> Callable:
         raise TypeError("set_grad_enabled: use it as `with set_grad_enabled(mode):` or a call")
-
-
-class enable_grad(no_grad):
-    """Context manager (and decorator) in which operations record a graph again."""
-
-    def __enter__(self) -> None:
-        global _grad_enabled
-        self._previous = _grad_enabled
-        _grad_enabled = True
-
-    def __call__(self, function: Callable) -> Callable:
-        def wrapper(*args, **kwargs):
-            with enable_grad():
-                return function(*args, **kwargs)
-
-        wrapper.__name__ = function.__name__
-        wrapper.__doc__ = function.__doc__
-        return wrapper
 
 
 def is_grad_enabled() -> bool:
