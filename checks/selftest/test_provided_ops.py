@@ -545,7 +545,7 @@ def test_attention_dropout_zeroes_attention_weights_after_the_softmax():
     each weight kept (scaled by 1/(1-p)) or zeroed, and the last column their sum."""
     p, keys = 0.5, 3
     fw.manual_seed(1)
-    attention = nn.MultiheadAttention(keys + 1, 1, dropout=p)
+    attention = nn.MultiheadAttention(keys + 1, 1, dropout=p, batch_first=True)
     for proj in (attention.v_proj, attention.out_proj):
         proj.weight.data[...] = np.eye(keys + 1)
         proj.bias.data[...] = 0.0
