@@ -2,12 +2,13 @@
 
 Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, containers),
 `functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py` (and
-`Conv2d` in `modules.py`). This file only gathers their names, so every module imports
+`Conv2d` in `modules.py`); chapter 7 `gpt.py`. This file only gathers their names, so every module imports
 its neighbours directly and none waits for this package to finish initialising.
 """
 
-from . import conv, functional, init, transformer
+from . import conv, functional, gpt, init, transformer
 from . import functional as F
+from .gpt import GPT, KVCache
 from .modules import (
     GELU,
     AvgPool2d,
@@ -39,9 +40,9 @@ from .transformer import (
 )
 
 __all__ = [
-    "GELU", "AvgPool2d", "Conv2d", "Dropout", "Embedding", "F", "Flatten",
+    "GELU", "GPT", "AvgPool2d", "Conv2d", "Dropout", "Embedding", "F", "Flatten", "KVCache",
     "LayerNorm", "Linear", "MaxPool2d", "Module", "ModuleList", "MultiheadAttention", "Parameter",
     "PositionalEncoding", "ReLU", "Sequential", "Sigmoid", "Tanh", "Transformer",
     "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
-    "TransformerEncoderLayer", "conv", "functional", "init", "load", "save", "transformer",
+    "TransformerEncoderLayer", "conv", "functional", "gpt", "init", "load", "save", "transformer",
 ]
