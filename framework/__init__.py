@@ -2,7 +2,7 @@
 
 Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
 `Function`), chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`, chapter 6
-`nn.conv`; `data`, `viz`, `memory` and `runtime` are provided.
+`nn.conv`, chapter 7 `nn.gpt`; `data`, `viz`, `memory` and `runtime` are provided.
 
 Importing the package changes nothing outside it. `memory.tune()` is the explicit opt-in
 that makes training steps faster for the whole process: freed memory kept for reuse (a
