@@ -58,6 +58,7 @@ CHAPTERS = {
     4: Chapter(4, "Optimizers", "04_optimizers.ipynb", "checks.chapter4_optimizers"),
     5: Chapter(5, "Tiny Transformer", "05_transformer.ipynb", "checks.chapter5_transformer"),
     6: Chapter(6, "Convolution", "06_convolution.ipynb", "checks.chapter6_convolution"),
+    7: Chapter(7, "GPT", "07_gpt.ipynb", "checks.chapter7_gpt"),
 }
 
 EXERCISES = [
@@ -370,7 +371,61 @@ EXERCISES = [
         "1/√(in·kH·kW); no bias parameter when bias=False. forward calls F.conv2d with the "
         "layer's stride and padding.",
     ),
+    # -- chapter 7: a character-level GPT with a key-value cache (issue 22) ---------------------
+    Exercise(
+        "7.1", "Characters as ids", 10, ("nn/gpt.py",),
+        "7.1 Characters as ids",
+        "chars = sorted(set(text)); stoi maps each character to its place in that list. "
+        "encode: np.array of stoi[ch], dtype int64, after checking that every character is "
+        "known (ValueError naming the unknown ones); decode: \"\".join(chars[i] for i in ids).",
+    ),
+    Exercise(
+        "7.2", "Training windows", 10, ("nn/gpt.py",),
+        "7.2 Training windows: get_batch",
+        "Draw batch_size starts with generator.integers(0, len(data) - block_size): the last "
+        "start, len(data) - block_size - 1, still has a next id for its last position. x = "
+        "data[start : start + T], y = data[start + 1 : start + T + 1], as int64 arrays: build "
+        "the (B, T) index table starts[:, None] + np.arange(T) once and use it twice.",
+    ),
+    Exercise(
+        "7.3", "The decoder block", 20, ("nn/gpt.py",),
+        "7.3 The decoder block: causal self-attention",
+        "causal_mask: np.tri(length, source, source - length, dtype=bool) (or np.tril of ones "
+        "with k = source - length): the queries are the LAST positions. Attention: q, k, v "
+        "from q_proj, k_proj, v_proj through split_heads; with a cache, k, v = "
+        "cache.update(layer, k, v); then scaled_dot_product_attention(q, k, v, "
+        "causal_mask(L, S)), merge_heads, out_proj. Block: x + attn(ln_1(x), cache, layer), "
+        "then x + fc2(gelu(fc1(ln_2(x)))): pre-LN, each branch added to the stream.",
+    ),
+    Exercise(
+        "7.4", "The GPT and its loss", 20, ("nn/gpt.py",),
+        "7.4 The GPT and its loss",
+        "positions = np.arange(T) without a cache, cache.positions(T) with one (7.6). x = "
+        "wte(idx) + wpe(positions); every block in order, block(x, cache, layer); then ln_f "
+        "and the tied head, @ wte.weight.T. loss: cross_entropy of the logits reshaped to "
+        "(N·T, V) against the targets reshaped to (N·T,). bits = nats / ln 2.",
+    ),
+    Exercise(
+        "7.5", "Sampling", 15, ("nn/gpt.py",),
+        "7.5 Sampling: temperature, top-k, top-p",
+        "Divide the logits by the temperature BEFORE the softmax (0: a one-hot at argmax). "
+        "top_k: logits below the k-th largest become -inf. top_p on the softmax: sort "
+        "descending, keep an id when the mass BEFORE it is < top_p (so the id that crosses "
+        "top_p stays), zero the rest, divide by the new sum. sample_next: draw one uniform "
+        "number per row from the generator and pick the id where the cumulative sum passes it.",
+    ),
+    Exercise(
+        "7.6", "The key-value cache", 25, ("nn/gpt.py",),
+        "7.6 The key-value cache",
+        "positions(count): arange(length, length + count), ValueError past max_length. "
+        "update: concatenate the cached keys and values with the new ones along the position "
+        "axis (-2), store them, return them all (as Tensors): the new query must see its own "
+        "key too. generate: with the cache, feed the whole prompt once, then only the id just "
+        "sampled; without it, feed idx[:, -block_size:] every step; sample_next on logits[:, -1].",
+        time_limit=120.0,
+    ),
 ]
+
 
 
 def exercise(exercise_id: str) -> Exercise:

@@ -21,6 +21,9 @@ def randomized(value):
     if isinstance(value, np.ndarray):
         if np.issubdtype(value.dtype, np.floating):
             return _rng.standard_normal(value.shape).astype(value.dtype)
+        if np.issubdtype(value.dtype, np.integer) and value.ndim:
+            # ids and indices: the same values in a random order (still valid indices)
+            return _rng.permutation(value.ravel()).reshape(value.shape)
         return value
     if isinstance(value, np.floating):
         return value.dtype.type(_rng.normal())

@@ -107,7 +107,7 @@ def test_bench_quick_runs_every_workload_without_torch(without_torch, capsys, mo
     monkeypatch.setenv("IMPL", "solutions")
     assert bench.main(["--quick"]) == 0
     out = capsys.readouterr().out
-    for name in ("W1", "W2", "W3", "W4"):
+    for name in ("W1", "W2", "W3", "W4", "W5"):
         row = next(line for line in out.splitlines() if line.startswith(name))
         assert "not " not in row and "—" in row  # timed, no floor or PyTorch in quick mode
     assert "not implemented" not in out and "not in this framework" not in out
@@ -217,3 +217,12 @@ def test_the_w4_floor_is_the_framework_step():
 def test_w4_quick_run_works_on_the_reference(without_torch):
     result = w4_cnn.run(fw, steps=2, warmup=0)
     assert len(result["losses"]) == 2 and result["losses"][1] < result["losses"][0]
+
+
+def test_w5_floor_counts_two_backward_products_per_forward_product():
+    """Every Linear x·W adds dY·Wᵀ and xᵀ·dY; 4 layers of 6 Linears and 2 attention products."""
+    from checks.benchmarks import w5_gpt
+
+    products = w5_gpt.w5_products(76)
+    assert len(products) == 3 * (6 * w5_gpt.LAYERS + 1) + 6 * w5_gpt.LAYERS
+    assert ((12 * 64, 128), (128, 76)) in products  # the tied head's forward

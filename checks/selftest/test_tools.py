@@ -78,7 +78,15 @@ def test_random_mutant_still_runs_and_returns_something_else():
 def test_randomized_keeps_shape_dtype_and_integers():
     values = randomized((np.ones((2, 3), dtype=np.float32), 4, np.arange(3)))
     assert values[0].shape == (2, 3) and values[0].dtype == np.float32
-    assert not np.allclose(values[0], 1) and values[1] == 4 and list(values[2]) == [0, 1, 2]
+    assert not np.allclose(values[0], 1) and values[1] == 4 and sorted(values[2]) == [0, 1, 2]
+
+
+def test_randomized_shuffles_integer_arrays_keeping_their_values():
+    """Ids and indices (chapter 7's windows) come back in a random order, still valid indices."""
+    ids = np.arange(40).reshape(5, 8)
+    shuffled = randomized(ids)
+    assert shuffled.shape == ids.shape and shuffled.dtype == ids.dtype
+    assert sorted(shuffled.ravel()) == list(range(40)) and not np.array_equal(shuffled, ids)
 
 
 def test_impl_chooses_the_package():

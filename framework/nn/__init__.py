@@ -1,12 +1,12 @@
 """`framework.nn`, as `torch.nn`: layers, their functional ops, initialisers.
 
 Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, containers),
-`functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py` (and
-`Conv2d` in `modules.py`). Provided: `loss.py` (the loss modules, over `functional`'s
-losses) and `utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`). This file only
-says where each name lives; a name loads its file when it is first used, so chapter 5's
-transformer.py does not have to import for chapter 3's layers to work. Every module imports
-its neighbours directly.
+`functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py` (and `Conv2d`
+in `modules.py`); chapter 7 `gpt.py`. Provided: `loss.py` (the loss modules, over
+`functional`'s losses) and `utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`).
+This file only says where each name lives; a name loads its file when it is first used, so
+chapter 5's transformer.py does not have to import for chapter 3's layers to work. Every
+module imports its neighbours directly.
 """
 
 from .._lazy import attach
@@ -14,6 +14,7 @@ from .._lazy import attach
 __all__, __getattr__, __dir__ = attach(
     __name__,
     names={  # submodule: the names it exports here
+        "gpt": ["GPT", "KVCache"],
         "loss": ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss",
                  "NLLLoss"],
         "modules": ["GELU", "AvgPool2d", "Conv2d", "Flatten", "Linear", "MaxPool2d", "Module",
@@ -24,7 +25,7 @@ __all__, __getattr__, __dir__ = attach(
                         "TransformerDecoderLayer", "TransformerEncoder",
                         "TransformerEncoderLayer"],
     },
-    submodules=["conv", "functional", "init", "transformer", "utils"],
+    submodules=["conv", "functional", "gpt", "init", "transformer", "utils"],
     aliases={"F": "functional"},
 )
 del attach  # a helper of this file, not a name of the package

@@ -1,8 +1,8 @@
 """A deep learning framework built from scratch, one chapter at a time.
 
-Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
-`Function`), chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`, chapter 6
-`nn.conv`; `data`, `utils.data` (PyTorch's Dataset and DataLoader), `viz`, `memory` and
+Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`, `Function`),
+chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`, chapter 6 `nn.conv`, chapter
+7 `nn.gpt`; `data`, `utils.data` (PyTorch's Dataset and DataLoader), `viz`, `memory` and
 `runtime` are provided, and so are PyTorch's names for tensors (`surface`:
 `framework.arange`, `framework.float32`, `framework.sum(x, dim=1)`, ...) and `autograd`
 (`autograd.Function` in PyTorch's style, `autograd.grad`).
@@ -10,8 +10,8 @@ Chapter 1 `autodiff` (the graph engine, `Value`), chapter 2 `tensor` (`Tensor`,
 Each name below loads its file when it is first used, so a chapter's file that does not
 import yet breaks only what uses it. Importing the package changes nothing outside it.
 `memory.tune()` is the explicit opt-in that makes training steps faster for the whole
-process: freed memory kept for reuse (a malloc setting, on Linux only) and a cycle
-collector that scans less often (the framework's graphs hold no cycles).
+process: freed memory kept for reuse (a malloc setting, on Linux only) and a cycle collector
+that scans less often (the framework's graphs hold no cycles).
 """
 
 from ._lazy import attach

@@ -6,6 +6,8 @@
   batch, for it and for `framework.utils.data.DataLoader`).
 - Chapter 6's images: `load_digits`, the 8×8 handwritten digits shipped in `datasets/`,
   split into a fixed training and test set.
+- Chapter 7's text: `load_shakespeare`, about 1 MB of eight plays shipped in `datasets/`,
+  split into a fixed training and validation part.
 - The digit-reversal task of benchmark W3: `reversal_batch`.
 - Chapter 5's date normalisation task: `format_date` writes a date in one of
   `DATE_FORMATS` (`tuesday, 3 march 1998`, `3.3.98`, ...), `normalise` writes it as
@@ -207,6 +209,24 @@ def load_digits(
     train, test = rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
     X = np.divide(images[:, None], 16, dtype=np.float32)  # pixel values 0-16 become 0-1
     return X[train], labels[train], X[test], labels[test]
+
+
+# -- Shakespeare's plays (chapter 7) ---------------------------------------------------------
+
+SHAKESPEARE_FILE = pathlib.Path(__file__).parent / "datasets" / "shakespeare.txt"
+
+
+def load_shakespeare(validation_fraction: float = 0.1) -> tuple[str, str]:
+    """Eight plays (public domain; see datasets/README.md) as `(train, validation)` text: the
+    first 1 - validation_fraction of the characters, then the rest. The split is fixed (no
+    shuffling: a window of text must stay whole), so the validation text is never trained on.
+    """
+    if not 0 < validation_fraction < 1:
+        raise ValueError(f"load_shakespeare: validation_fraction={validation_fraction} must be "
+                         "between 0 and 1")
+    text = SHAKESPEARE_FILE.read_text(encoding="ascii")
+    cut = round(len(text) * (1 - validation_fraction))
+    return text[:cut], text[cut:]
 
 
 # -- the digit-reversal task (benchmark W3) ----------------------------------------------

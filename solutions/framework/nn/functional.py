@@ -73,7 +73,7 @@ class GELU(Function):
 
     @staticmethod
     def forward(ctx, x):
-        t = np.tanh(_GELU_C * (x + 0.044715 * x**3))
+        t = np.tanh(_GELU_C * (x + 0.044715 * (x * x * x)))  # x³ as products: float32 ** is slow
         ctx.save_for_backward(x, t)
         return 0.5 * x * (1 + t)
 

@@ -1,0 +1,237 @@
+"""Chapter 7's second correct implementation: every region written another textbook way.
+
+The vocabulary as two dictionaries; windows cut one by one with slices; the causal mask
+by comparing position grids; attention through chapter 5's MultiheadAttention forward
+when there is no cache, and a float mask of -inf with a cache; the GPT's head as a
+matmul with the embedding moved to (E, V) by transpose(); the loss through log_softmax
+and a one-hot; top-k by argpartition, top-p by a loop over sorted rows, draws by
+Generator.choice; the cache as preallocated buffers written in place.
+"""
+
+from checks.mutants import Mutant
+
+GPT = "nn/gpt.py"
+
+ALTERNATIVES = [
+    Mutant(
+        "7.1", "vocabulary as two dictionaries", GPT,
+        """        self.chars = sorted(set(text))
+        self.stoi = {ch: i for i, ch in enumerate(self.chars)}""",
+        """        self.chars = sorted({*text})
+        self.stoi = dict(zip(self.chars, range(len(self.chars))))
+        self.itos = {i: ch for ch, i in self.stoi.items()}""",
+    ),
+    Mutant(
+        "7.1", "encode and decode by lookup, one character at a time", GPT,
+        """        unknown = set(text) - self.stoi.keys()
+        if unknown:
+            raise ValueError(f"CharVocab.encode: {sorted(unknown)!r} not in the vocabulary of "
+                             f"{self.vocab_size} characters; build it from a text holding them")
+        return np.array([self.stoi[ch] for ch in text], dtype=np.int64)""",
+        """        ids = np.empty(len(text), dtype=np.int64)
+        for i, ch in enumerate(text):
+            if ch not in self.stoi:
+                raise ValueError(f"CharVocab.encode: character {ch!r} is not in the vocabulary")
+            ids[i] = self.stoi[ch]
+        return ids""",
+    ),
+    Mutant(
+        "7.1", "decode through the reverse dictionary", GPT,
+        """        return "".join(self.chars[i] for i in np.asarray(ids, dtype=np.int64).ravel())""",
+        """        return "".join(self.itos[int(i)] for i in np.ravel(ids))""",
+    ),
+    Mutant(
+        "7.2", "windows cut one by one with slices", GPT,
+        """    rng = default_generator() if generator is None else generator
+    starts = rng.integers(0, len(data) - block_size, batch_size)  # the last start: len - T - 1
+    offsets = starts[:, None] + np.arange(block_size)
+    data = np.asarray(data, dtype=np.int64)
+    return data[offsets], data[offsets + 1]""",
+        """    rng = generator or default_generator()
+    data = np.asarray(data).astype(np.int64)
+    xs, ys = [], []
+    for start in rng.choice(len(data) - block_size, size=batch_size):
+        xs.append(data[start:start + block_size])
+        ys.append(data[start + 1:start + block_size + 1])
+    return np.stack(xs), np.stack(ys)""",
+    ),
+    Mutant(
+        "7.3", "causal mask by comparing position grids", GPT,
+        "    return np.tri(length, source, source - length, dtype=bool)",
+        """    query_positions = np.arange(source - length, source)[:, None]
+    return np.arange(source)[None, :] <= query_positions""",
+    ),
+    Mutant(
+        "7.3", "attention through chapter 5's forward without a cache, a float mask with one", GPT,
+        """        q, k, v = (self.split_heads(proj(x)) for proj in (self.q_proj, self.k_proj, self.v_proj))
+        if cache is not None:
+            k, v = cache.update(layer, k, v)
+        mask = causal_mask(q.shape[-2], k.shape[-2])
+        heads = F.scaled_dot_product_attention(q, k, v, mask)
+        return self.out_proj(self.merge_heads(heads))""",
+        """        if cache is None:
+            blocked = ~causal_mask(x.shape[1], x.shape[1])  # chapter 5's masks: True = blocked
+            out, _ = super().forward(x, x, x, attn_mask=blocked)
+            return out
+        q = self.split_heads(self.q_proj(x))
+        k, v = cache.update(layer, self.split_heads(self.k_proj(x)),
+                            self.split_heads(self.v_proj(x)))
+        additive = np.where(causal_mask(q.shape[-2], k.shape[-2]), 0.0, -np.inf)
+        heads = F.scaled_dot_product_attention(q, k, v, additive.astype(x.dtype))
+        return self.out_proj(self.merge_heads(heads))""",
+    ),
+    Mutant(
+        "7.3", "block with named branches", GPT,
+        """        x = x + self.attn(self.ln_1(x), cache, layer)
+        return x + self.fc2(F.gelu(self.fc1(self.ln_2(x))))""",
+        """        attended = self.attn(self.ln_1(x), cache=cache, layer=layer)
+        h = x + attended
+        hidden = nn_gelu(self.fc1(self.ln_2(h)))
+        return h + self.fc2(hidden)""",
+    ),
+    Mutant(
+        "7.3", "GELU as chapter 3's module", GPT,
+        "from .modules import Linear, Module, ModuleList",
+        "from .modules import GELU, Linear, Module, ModuleList\n\nnn_gelu = GELU()",
+    ),
+    Mutant(
+        "7.4", "head as a matmul with the embedding transposed", GPT,
+        """        positions = np.arange(idx.shape[1]) if cache is None else cache.positions(idx.shape[1])
+        x = self.wte(idx) + self.wpe(positions)
+        for layer, block in enumerate(self.blocks):
+            x = block(x, cache, layer)
+        return self.ln_f(x) @ self.wte.weight.T""",
+        """        start = 0
+        if cache is not None:
+            start = int(cache.positions(idx.shape[1])[0])
+        tokens = self.wte(idx)
+        where = self.wpe(np.arange(start, start + idx.shape[1]))
+        x = tokens + where
+        for i in range(len(self.blocks)):
+            x = self.blocks[i](x, cache=cache, layer=i)
+        x = self.ln_f(x)
+        return x.matmul(self.wte.weight.transpose(0, 1))""",
+    ),
+    Mutant(
+        "7.4", "loss through log_softmax and a one-hot", GPT,
+        """        logits = self(idx)
+        return F.cross_entropy(logits.reshape(-1, self.vocab_size), np.asarray(targets).reshape(-1))""",
+        """        logits = self.forward(idx).reshape(-1, self.vocab_size)
+        one_hot = np.eye(self.vocab_size, dtype=logits.dtype)[np.asarray(targets).ravel()]
+        return -(F.log_softmax(logits, axis=-1) * one_hot).sum() / len(one_hot)""",
+    ),
+    Mutant(
+        "7.4", "bits per character with log2", GPT,
+        "    return float(loss_nats) / math.log(2)",
+        "    return float(loss_nats) * math.log2(math.e)",
+    ),
+    Mutant(
+        "7.5", "top-k by argpartition, top-p by a loop over sorted rows", GPT,
+        """    if temperature == 0:
+        greedy = np.zeros_like(logits)
+        np.put_along_axis(greedy, logits.argmax(axis=-1)[..., None], 1.0, axis=-1)
+        return greedy
+    scaled = logits / temperature
+    if top_k is not None and top_k < logits.shape[-1]:
+        kth = np.sort(scaled, axis=-1)[..., -top_k, None]  # the k-th largest
+        scaled = np.where(scaled < kth, -np.inf, scaled)
+    probs = np.exp(scaled - scaled.max(axis=-1, keepdims=True))
+    probs /= probs.sum(axis=-1, keepdims=True)
+    if top_p is not None:
+        order = np.argsort(-probs, axis=-1, kind="stable")
+        sorted_probs = np.take_along_axis(probs, order, axis=-1)
+        before = np.cumsum(sorted_probs, axis=-1) - sorted_probs  # the mass ahead of each id
+        keep = np.zeros(probs.shape, dtype=bool)
+        np.put_along_axis(keep, order, before < top_p, axis=-1)
+        probs = np.where(keep, probs, 0.0)
+        probs /= probs.sum(axis=-1, keepdims=True)
+    return probs""",
+        """    rows = logits.reshape(-1, logits.shape[-1])
+    out = np.zeros_like(rows)
+    for r, row in enumerate(rows):
+        if temperature == 0:
+            out[r, np.argmax(row)] = 1.0
+            continue
+        z = row / temperature
+        if top_k is not None and top_k < len(z):
+            cut = np.partition(z, len(z) - top_k)[len(z) - top_k]
+            z = np.where(z >= cut, z, -np.inf)
+        p = np.exp(z - z.max())
+        p = p / p.sum()
+        if top_p is not None:
+            kept, mass = np.zeros(len(p)), 0.0
+            for i in sorted(range(len(p)), key=lambda i: -p[i]):
+                if mass >= top_p:
+                    break
+                kept[i], mass = p[i], mass + p[i]
+            p = kept / kept.sum()
+        out[r] = p
+    return out.reshape(logits.shape)""",
+    ),
+    Mutant(
+        "7.5", "draws by Generator.choice", GPT,
+        """    rng = default_generator() if generator is None else generator
+    cumulative = np.cumsum(probs, axis=-1)
+    u = rng.random((probs.shape[0], 1)) * cumulative[:, -1:]
+    # the first id whose cumulative mass passes u; an id of probability 0 is never it
+    return (cumulative <= u).sum(axis=-1).astype(np.int64)""",
+        """    rng = generator if generator is not None else default_generator()
+    return np.array([rng.choice(len(p), p=p / p.sum()) for p in probs], dtype=np.int64)""",
+    ),
+    Mutant(
+        "7.6", "the cache as preallocated buffers written in place", GPT,
+        """        k, v = k.data, v.data
+        if self.keys[layer] is not None:
+            k = np.concatenate([self.keys[layer], k], axis=-2)
+            v = np.concatenate([self.values[layer], v], axis=-2)
+        self.keys[layer], self.values[layer] = k, v
+        return Tensor(k), Tensor(v)""",
+        """        old = 0 if self.keys[layer] is None else self.keys[layer].shape[-2]
+        new = old + k.shape[-2]
+        if old == 0:
+            shape = k.shape[:2] + (self.max_length, k.shape[-1])
+            self.buffers = getattr(self, "buffers", {})
+            self.buffers[layer] = (np.zeros(shape, k.data.dtype), np.zeros(shape, v.data.dtype))
+        keys, values = self.buffers[layer]
+        keys[:, :, old:new], values[:, :, old:new] = k.data, v.data
+        self.keys[layer], self.values[layer] = keys[:, :, :new], values[:, :, :new]
+        return Tensor(self.keys[layer]), Tensor(self.values[layer])""",
+    ),
+    Mutant(
+        "7.6", "positions checked after computing them", GPT,
+        """        start = self.length
+        if start + count > self.max_length:
+            raise ValueError(
+                f"KVCache: {count} new ids after {start} would reach position "
+                f"{start + count - 1}, beyond the context of {self.max_length} positions "
+                "(block_size); start a new cache from the last ids")
+        return np.arange(start, start + count)""",
+        """        positions = self.length + np.arange(count)
+        if positions[-1] >= self.max_length:
+            raise ValueError(f"KVCache: position {positions[-1]} is past {self.max_length}")
+        return positions""",
+    ),
+    Mutant(
+        "7.6", "generate: the prompt primed before the loop", GPT,
+        """                cache = KVCache(self.n_layer, self.block_size) if use_cache else None
+                fresh = idx  # what the model has not read yet
+                for _ in range(max_new_tokens):
+                    logits = self(fresh if use_cache else idx[:, -self.block_size:], cache)
+                    next_id = sample_next(logits.data[:, -1], temperature, top_k, top_p, generator)
+                    idx = np.concatenate([idx, next_id[:, None]], axis=1)
+                    fresh = next_id[:, None]
+                return idx""",
+        """                out = [idx]
+                if use_cache:
+                    cache = KVCache(self.n_layer, self.block_size)
+                    logits = self.forward(idx, cache).data[:, -1]
+                for step in range(max_new_tokens):
+                    if not use_cache:
+                        window = np.concatenate(out, axis=1)[:, -self.block_size:]
+                        logits = self.forward(window).data[:, -1]
+                    elif step > 0:
+                        logits = self.forward(out[-1], cache).data[:, -1]
+                    out.append(sample_next(logits, temperature, top_k, top_p, generator)[:, None])
+                return np.concatenate(out, axis=1)""",
+    ),
+]

@@ -1,0 +1,264 @@
+"""Chapter 7: a character-level GPT, as nanoGPT's, with a key-value cache proved exact.
+
+Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), and a
+decoder-only Transformer (`GPT`: token and position embeddings, pre-LN `Block`s of
+causal self-attention and a feed-forward network, a final LayerNorm, a head tied to the
+token embedding) learns to predict each next character. `next_token_probabilities` and
+`sample_next` turn its logits into text; a `KVCache` keeps every layer's keys and values,
+so `GPT.generate` feeds one new token per step instead of the whole text again.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autodiff import no_grad
+from ..generator import default_generator
+from ..tensor import Tensor
+from . import functional as F
+from .modules import Linear, Module, ModuleList
+from .transformer import Embedding, LayerNorm, MultiheadAttention
+
+__all__ = [
+    "GPT", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "bits_per_char",
+    "causal_mask", "get_batch", "next_token_probabilities", "sample_next",
+]
+
+
+# -- exercise 7.1: characters as ids --------------------------------------------------------------
+
+
+class CharVocab:
+    """The distinct characters of a text, sorted: id i is the i-th of them (nanoGPT's order)."""
+
+    def __init__(self, text: str) -> None:
+        ### BEGIN SOLUTION 7.1
+        raise NotImplementedError("Exercise 7.1: Characters as ids — see chapters/07_gpt.ipynb, '7.1 Characters as ids'")
+        ### END SOLUTION
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.chars)
+
+    def encode(self, text: str) -> np.ndarray:
+        """The ids of text's characters, int64 (len(text),); ValueError for a character
+        outside the vocabulary, naming it."""
+        ### BEGIN SOLUTION 7.1
+        raise NotImplementedError("Exercise 7.1: Characters as ids — see chapters/07_gpt.ipynb, '7.1 Characters as ids'")
+        ### END SOLUTION
+
+    def decode(self, ids) -> str:
+        """The text of a sequence of ids: decode(encode(s)) == s."""
+        ### BEGIN SOLUTION 7.1
+        raise NotImplementedError("Exercise 7.1: Characters as ids — see chapters/07_gpt.ipynb, '7.1 Characters as ids'")
+        ### END SOLUTION
+
+
+# -- exercise 7.2: training windows ---------------------------------------------------------------
+
+
+def get_batch(data: np.ndarray, batch_size: int, block_size: int,
+              generator: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """batch_size windows of block_size consecutive ids, each starting at a position drawn
+    uniformly from every start that leaves room for one more id, from `generator` (the shared
+    one by default). Returns x and y, int64 (batch_size, block_size): y[b, t] = the id after
+    x[b, t], so that y is x moved one step along the text.
+    """
+    if len(data) <= block_size:
+        raise ValueError(f"get_batch: {len(data)} ids leave no window of block_size={block_size} "
+                         "plus its next id; use a longer text or a smaller block_size")
+    ### BEGIN SOLUTION 7.2
+    raise NotImplementedError("Exercise 7.2: Training windows — see chapters/07_gpt.ipynb, '7.2 Training windows: get_batch'")
+    ### END SOLUTION
+
+
+# -- exercise 7.3: the decoder block ----------------------------------------------------------------
+
+
+def causal_mask(length: int, source: int) -> np.ndarray:
+    """(length, source) boolean, True where query i MAY attend to key j (scaled_dot_product_
+    attention's convention). The queries are the last `length` of `source` positions: query i
+    sits at position source - length + i and sees keys j <= source - length + i.
+    """
+    ### BEGIN SOLUTION 7.3
+    raise NotImplementedError("Exercise 7.3: The decoder block — see chapters/07_gpt.ipynb, '7.3 The decoder block: causal self-attention'")
+    ### END SOLUTION
+
+
+class CausalSelfAttention(MultiheadAttention):
+    """Chapter 5's multi-head attention, each position reading itself and the ones before.
+
+    x (N, T, E) → (N, T, E). With a cache, x holds only the new positions: their keys and
+    values join the cached ones (`KVCache.update`), and the queries read all of them.
+    """
+
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
+        ### BEGIN SOLUTION 7.3
+        raise NotImplementedError("Exercise 7.3: The decoder block — see chapters/07_gpt.ipynb, '7.3 The decoder block: causal self-attention'")
+        ### END SOLUTION
+
+
+class Block(Module):
+    """Pre-LN decoder block: x + attn(ln_1 x), then x + mlp(ln_2 x), mlp(h) = fc2(gelu(fc1 h))
+    with a hidden width of 4·n_embd (GPT-2's)."""
+
+    def __init__(self, n_embd: int, n_head: int) -> None:
+        super().__init__()
+        self.ln_1 = LayerNorm(n_embd)
+        self.attn = CausalSelfAttention(n_embd, n_head)
+        self.ln_2 = LayerNorm(n_embd)
+        self.fc1, self.fc2 = Linear(n_embd, 4 * n_embd), Linear(4 * n_embd, n_embd)
+
+    def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
+        ### BEGIN SOLUTION 7.3
+        raise NotImplementedError("Exercise 7.3: The decoder block — see chapters/07_gpt.ipynb, '7.3 The decoder block: causal self-attention'")
+        ### END SOLUTION
+
+
+# -- exercise 7.4: the GPT and its loss ------------------------------------------------------------
+
+
+class GPT(Module):
+    """ids (N, T) → logits (N, T, vocab_size), T <= block_size: token plus position embeddings,
+    n_layer Blocks, a final LayerNorm, and the token embedding again as the head (tied:
+    logits = h Wₜₑᵀ). Weights start as GPT-2's: N(0, 0.02), the layers' output projections
+    N(0, 0.02/√(2·n_layer)), biases 0, LayerNorms 1 and 0.
+    """
+
+    def __init__(self, vocab_size: int, block_size: int = 64, n_layer: int = 4, n_head: int = 4,
+                 n_embd: int = 128) -> None:
+        super().__init__()
+        self.vocab_size, self.block_size, self.n_layer = vocab_size, block_size, n_layer
+        self.n_head, self.n_embd = n_head, n_embd
+        self.wte = Embedding(vocab_size, n_embd)
+        self.wpe = Embedding(block_size, n_embd)
+        self.blocks = ModuleList(Block(n_embd, n_head) for _ in range(n_layer))
+        self.ln_f = LayerNorm(n_embd)
+        rng = default_generator()
+        residual = ("out_proj.weight", "fc2.weight")  # added to the stream: 2·n_layer of them
+        for name, param in self.named_parameters():
+            if name.endswith("bias") and "ln_" not in name:
+                param.data[...] = 0
+            elif name.endswith("weight") and "ln_" not in name:
+                std = 0.02 / math.sqrt(2 * n_layer) if name.endswith(residual) else 0.02
+                param.data[...] = rng.normal(0.0, std, param.data.shape)
+
+    def forward(self, idx, cache: KVCache | None = None) -> Tensor:
+        """Logits for ids (N, T). With a cache, idx holds only the new ids: they sit at
+        positions cache.positions(T) and read the cached keys and values too."""
+        idx = np.asarray(idx.data if isinstance(idx, Tensor) else idx)
+        if cache is None and (idx.ndim != 2 or idx.shape[1] > self.block_size):
+            raise ValueError(f"GPT: ids of shape {idx.shape}; expected (N, T) with T <= "
+                             f"block_size={self.block_size}: crop to the last {self.block_size}")
+        ### BEGIN SOLUTION 7.4
+        raise NotImplementedError("Exercise 7.4: The GPT and its loss — see chapters/07_gpt.ipynb, '7.4 The GPT and its loss'")
+        ### END SOLUTION
+
+    def loss(self, idx, targets) -> Tensor:
+        """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
+        ### BEGIN SOLUTION 7.4
+        raise NotImplementedError("Exercise 7.4: The GPT and its loss — see chapters/07_gpt.ipynb, '7.4 The GPT and its loss'")
+        ### END SOLUTION
+
+    def generate(self, idx, max_new_tokens: int, temperature: float = 1.0, top_k: int | None = None,
+                 top_p: float | None = None, generator: np.random.Generator | None = None,
+                 use_cache: bool = True) -> np.ndarray:
+        """idx (N, T₀) followed by max_new_tokens sampled ids, int64 (N, T₀ + max_new_tokens).
+
+        With the cache, the prompt is fed once and then one new id per step; every id must
+        have a position: T₀ + max_new_tokens - 1 <= block_size, or ValueError. Without it,
+        each step reads the last block_size ids again (a sliding window, for any length).
+        Eval mode, no graph; draws come from `generator` (the shared one by default).
+        """
+        idx = np.asarray(idx, dtype=np.int64)
+        if use_cache and idx.shape[1] + max_new_tokens - 1 > self.block_size:
+            raise ValueError(
+                f"GPT.generate: {idx.shape[1]} prompt ids + {max_new_tokens} new ones need "
+                f"{idx.shape[1] + max_new_tokens - 1} positions, beyond block_size="
+                f"{self.block_size}; pass use_cache=False to slide a window over the last "
+                f"{self.block_size} ids (each step then reads them all)")
+        was_training = self.training
+        self.eval()
+        try:
+            with no_grad():
+                ### BEGIN SOLUTION 7.6
+                raise NotImplementedError("Exercise 7.6: The key-value cache — see chapters/07_gpt.ipynb, '7.6 The key-value cache'")
+                ### END SOLUTION
+        finally:
+            self.train(was_training)
+
+
+def bits_per_char(loss_nats: float) -> float:
+    """A loss in nats (natural log) per character as bits (log₂) per character."""
+    ### BEGIN SOLUTION 7.4
+    raise NotImplementedError("Exercise 7.4: The GPT and its loss — see chapters/07_gpt.ipynb, '7.4 The GPT and its loss'")
+    ### END SOLUTION
+
+
+# -- exercise 7.5: sampling --------------------------------------------------------------------------
+
+
+def next_token_probabilities(logits, temperature: float = 1.0, top_k: int | None = None,
+                             top_p: float | None = None) -> np.ndarray:
+    """The distribution the next id is drawn from, rows of logits (..., V) → (..., V), float64.
+
+    In this order: softmax(logits / temperature) (temperature 0: all the mass on the first
+    largest logit, greedy); top_k keeps the k most likely ids; top_p then keeps the fewest
+    most likely ids whose probabilities add up to at least top_p (the one that crosses it
+    included); what is kept is scaled to add up to 1.
+    """
+    logits = np.asarray(getattr(logits, "data", logits), dtype=np.float64)
+    if temperature < 0 or (top_k is not None and top_k < 1) or (
+            top_p is not None and not 0 < top_p <= 1):
+        raise ValueError(f"next_token_probabilities: temperature={temperature} must be >= 0, "
+                         f"top_k={top_k} >= 1, top_p={top_p} in (0, 1]")
+    ### BEGIN SOLUTION 7.5
+    raise NotImplementedError("Exercise 7.5: Sampling — see chapters/07_gpt.ipynb, '7.5 Sampling: temperature, top-k, top-p'")
+    ### END SOLUTION
+
+
+def sample_next(logits, temperature: float = 1.0, top_k: int | None = None,
+                top_p: float | None = None,
+                generator: np.random.Generator | None = None) -> np.ndarray:
+    """One id per row of logits (N, V), int64 (N,), drawn from next_token_probabilities with
+    `generator` (the shared one by default): the same seed draws the same ids."""
+    probs = next_token_probabilities(logits, temperature, top_k, top_p)
+    ### BEGIN SOLUTION 7.5
+    raise NotImplementedError("Exercise 7.5: Sampling — see chapters/07_gpt.ipynb, '7.5 Sampling: temperature, top-k, top-p'")
+    ### END SOLUTION
+
+
+# -- exercise 7.6: the key-value cache ---------------------------------------------------------------
+
+
+class KVCache:
+    """Every layer's keys and values (N, H, S, head_dim) for the S positions read so far, up to
+    max_length (the model's block_size). No gradient flows through it: it serves generation.
+    """
+
+    def __init__(self, num_layers: int, max_length: int) -> None:
+        self.max_length = max_length
+        self.keys: list[np.ndarray | None] = [None] * num_layers
+        self.values: list[np.ndarray | None] = [None] * num_layers
+
+    @property
+    def length(self) -> int:
+        """How many positions every layer holds (between two forwards)."""
+        last = self.keys[-1]
+        return 0 if last is None else last.shape[-2]
+
+    def positions(self, count: int) -> np.ndarray:
+        """The positions of `count` new ids, after the ones read so far; ValueError beyond
+        max_length, the cache unchanged."""
+        ### BEGIN SOLUTION 7.6
+        raise NotImplementedError("Exercise 7.6: The key-value cache — see chapters/07_gpt.ipynb, '7.6 The key-value cache'")
+        ### END SOLUTION
+
+    def update(self, layer: int, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
+        """Append the new positions' keys and values (N, H, T, head_dim) to layer's and return
+        all of them, (N, H, S + T, head_dim): the new queries read the old keys and their own."""
+        ### BEGIN SOLUTION 7.6
+        raise NotImplementedError("Exercise 7.6: The key-value cache — see chapters/07_gpt.ipynb, '7.6 The key-value cache'")
+        ### END SOLUTION
