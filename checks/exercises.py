@@ -64,7 +64,9 @@ EXERCISES = [
     Exercise(
         "1.1", "Numerical derivative", 10, ("autodiff.py",),
         "1.1 Derivatives as slopes",
-        "Use the central difference (f(x + eps) - f(x - eps)) / (2 eps), not a one-sided one.",
+        "Exactly the central difference (f(x + eps) - f(x - eps)) / (2 eps) with the eps given: "
+        "the checks compare with that formula's value (3x² + eps² for x³), so another "
+        "difference (forward f(x + eps) - f(x), or a five-point stencil) scores less.",
     ),
     Exercise(
         "1.2", "Add and multiply", 15, ("autodiff.py",),
@@ -100,7 +102,9 @@ EXERCISES = [
         "backpropagate: a dict {node: gradient} seeded with {root: gradient}; walk "
         "reversed(topological_order(root)), pop each node's gradient, hand it to "
         "node.receive_grad, then add each parent's share (never assign: a node used twice "
-        "gets both). Value.receive_grad: a leaf adds, an intermediate node keeps the new grad.",
+        "gets both; sum into a new value, never `+=`: an array share may be held by another "
+        "node). Read node.parents and call node.grad_fn BEFORE node.release(): release "
+        "empties both. Value.receive_grad: a leaf adds, an intermediate node keeps the new grad.",
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
@@ -157,7 +161,10 @@ EXERCISES = [
         "2.10", "Tensor.receive_grad and release", 5, ("tensor.py",),
         "2.10 Backward for tensors",
         "receive_grad: only a leaf (grad_fn is None) keeps its gradient, the first time a copy "
-        "(grad.copy()), then .grad + grad. release: grad_fn becomes _freed, parents ().",
+        "(grad.copy()), then .grad + grad. release: grad_fn becomes _freed, parents (). If "
+        "leaves get no gradient, or `_freed` is called, while 2.10 looks right: the cause is "
+        "autodiff.py's walk, backpropagate (1.7), reading node.parents or node.grad_fn after "
+        "node.release(); read both first (make check-chapter1 tests this).",
     ),
     # -- chapter 3: neural network primitives (issue 5) ---------------------------------------
     Exercise(

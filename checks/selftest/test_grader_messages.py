@@ -4,6 +4,7 @@ import shutil
 
 from checks.loader import ROOT
 from checks.mutants import Mutant
+from checks.mutants.chapter1 import MUTANTS as CHAPTER1
 from checks.mutants.chapter2 import MUTANTS
 from checks.selftest.test_grader_channel import package
 from checks.tools.grade import verdict
@@ -61,3 +62,18 @@ def test_a_forward_that_modifies_its_input_in_place_is_told_so(tmp_path):
     failed = [c["message"] for c in result["checks"] if not c["passed"]]
     assert any("your forward modified its input in place: return a new array" in m
                for m in failed), result
+
+
+def test_a_walk_reading_a_released_node_fails_chapter_1_naming_release():
+    """1.7: parents read after release(): chapter 1's nodes empty on release, as Tensors do."""
+    mutant = next(m for m in CHAPTER1 if m.name == "the walk reads a node's parents after releasing it")
+    message = first_failure(mutant)
+    assert "release() empties a node" in message and "before node.release()" in message, message
+
+
+def test_a_walk_summing_array_shares_in_place_fails_chapter_1():
+    """1.7: `grads[parent] += share` mutates an array another node holds: caught on array nodes."""
+    mutant = next(m for m in CHAPTER1
+                  if m.name == "shares summed in place into an array another node holds")
+    message = first_failure(mutant)
+    assert "never in place (`total += share`)" in message, message

@@ -1,9 +1,11 @@
-"""Stuck? Put the reference solution of one exercise into your framework/.
+"""Stuck, or starting later? Put the reference solution of exercises into your framework/.
 
-    python -m checks.tools.use_reference 2.3
+    python -m checks.tools.use_reference 2.3      # one exercise  (make use-reference EX=2.3)
+    python -m checks.tools.use_reference 3        # a chapter     (make use-reference CHAPTER=3)
+    python -m checks.tools.use_reference 1-5      # chapters 1 to 5, to start at chapter 6
 
-Your files are backed up first to .backup/<time>/, then every region of that
-exercise in framework/ is replaced by the reference's; the rest of your code stays.
+Your files are backed up first to .backup/<time>/, then every region of those
+exercises in framework/ is replaced by the reference's; the rest of your code stays.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import shutil
 import sys
 import time
 
-from checks.exercises import exercise
+from checks.exercises import Exercise, chapter, exercise
 from checks.loader import ROOT
 from checks.tools.regions import find_regions, region_bodies
 from checks.tools.student import LEARNER, REFERENCE
@@ -33,21 +35,42 @@ def insert_reference(learner_text: str, reference_text: str, exercise_id: str, w
     return "\n".join(lines) + "\n"
 
 
+def selected(what: str) -> list[Exercise]:
+    """The exercises `what` names: an exercise id (2.3), a chapter (3) or chapters (1-5)."""
+    if "." in what:
+        return [exercise(what)]
+    first, _, last = what.partition("-")
+    try:
+        numbers = range(int(first), int(last or first) + 1)
+    except ValueError:
+        raise SystemExit(
+            f"{what!r} is not an exercise (2.3), a chapter (3) or a range of chapters (1-5)"
+        ) from None
+    if not numbers:
+        raise SystemExit(f"{what!r}: the range is empty; write the lower chapter first (1-5)")
+    return [ex for number in numbers for ex in chapter(number).exercises]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("exercise", help="an exercise id, such as 2.3")
+    parser.add_argument("what", help="an exercise (2.3), a chapter (3) or chapters (1-5)")
     args = parser.parse_args(argv)
-    ex = exercise(args.exercise)
+    chosen = selected(args.what)
     backup = ROOT / ".backup" / time.strftime("%Y%m%d-%H%M%S")
-    for name in ex.files:
+    for name in dict.fromkeys(name for ex in chosen for name in ex.files):
         learner, reference = LEARNER / name, REFERENCE / name
         (backup / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(learner, backup / name)
-        learner.write_text(insert_reference(learner.read_text(), reference.read_text(), ex.id, name))
-        print(f"framework/{name}: exercise {ex.id} now holds the reference")
+        text, reference_text = learner.read_text(), reference.read_text()
+        done = []
+        for ex in chosen:
+            if name in ex.files:
+                text = insert_reference(text, reference_text, ex.id, name)
+                done.append(ex.id)
+        learner.write_text(text)
+        print(f"framework/{name}: {', '.join(done)} now from the reference")
     print(f"your previous version is in {backup.relative_to(ROOT)}/")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
