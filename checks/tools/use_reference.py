@@ -14,6 +14,7 @@ import argparse
 import shutil
 import sys
 import time
+from pathlib import Path
 
 from checks.exercises import Exercise, chapter, exercise
 from checks.loader import ROOT
@@ -51,26 +52,32 @@ def selected(what: str) -> list[Exercise]:
     return [ex for number in numbers for ex in chapter(number).exercises]
 
 
+def use_reference(chosen: list[Exercise], learner: Path, backup: Path) -> list[str]:
+    """Back up each file of `chosen` from `learner` to `backup`, then put in the reference's
+    regions of those exercises; one line per file saying which."""
+    done = []
+    for name in dict.fromkeys(name for ex in chosen for name in ex.files):
+        (backup / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(learner / name, backup / name)
+        text, reference_text = (learner / name).read_text(), (REFERENCE / name).read_text()
+        ids = [ex.id for ex in chosen if name in ex.files]
+        for exercise_id in ids:
+            text = insert_reference(text, reference_text, exercise_id, name)
+        (learner / name).write_text(text)
+        done.append(f"framework/{name}: {', '.join(ids)} now from the reference")
+    return done
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", help="an exercise (2.3), a chapter (3) or chapters (1-5)")
     args = parser.parse_args(argv)
-    chosen = selected(args.what)
     backup = ROOT / ".backup" / time.strftime("%Y%m%d-%H%M%S")
-    for name in dict.fromkeys(name for ex in chosen for name in ex.files):
-        learner, reference = LEARNER / name, REFERENCE / name
-        (backup / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(learner, backup / name)
-        text, reference_text = learner.read_text(), reference.read_text()
-        done = []
-        for ex in chosen:
-            if name in ex.files:
-                text = insert_reference(text, reference_text, ex.id, name)
-                done.append(ex.id)
-        learner.write_text(text)
-        print(f"framework/{name}: {', '.join(done)} now from the reference")
+    for line in use_reference(selected(args.what), LEARNER, backup):
+        print(line)
     print(f"your previous version is in {backup.relative_to(ROOT)}/")
     return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())
