@@ -55,6 +55,21 @@ def test_hypothesis_notes_for_test_authors_are_dropped():
     assert counterexample(error) == "Falsifying example: f(\n    x=1,\n)"
 
 
+def test_hypothesis_explain_notes_are_dropped_wherever_they_appear():
+    """The "lines always and only run by failing test cases" report, in a note of its own or
+    in the message, never reaches the learner: it names the graders' and NumPy's files."""
+    explain = ("These lines were always and only run by failing test cases:\n"
+               "    /repo/checks/harness.py:147\n"
+               "    /venv/lib/python3.11/site-packages/numpy/_core/arrayprint.py:1000")
+    error = AssertionError("sum of x:\n  expected 1\n  got      2\n\n" + explain)
+    error.__notes__ = ["Falsifying example: f(\n    x=1,\n)", explain]
+    for shown_text in (describe(error), counterexample(error)):
+        assert "always and only run" not in shown_text and "harness.py" not in shown_text
+        assert "arrayprint" not in shown_text, shown_text
+    assert "got      2" in describe(error)
+    assert counterexample(error) == "Falsifying example: f(\n    x=1,\n)"
+
+
 def test_a_long_message_is_cut_but_its_failing_example_is_shown_whole():
     entry = {"name": "test_x", "passed": False, "doc": "x",
              "message": "\n".join(f"line {i}" for i in range(DETAIL_LINES + 5)),

@@ -33,6 +33,15 @@ MAX_MESSAGE = 1500
 MAX_EXAMPLE = 2500
 # hypothesis's notes meant for a test's author, not for a learner reading a grade
 NOISE = ("You can reproduce", "Explanation:")
+# hypothesis's "explain" report: the lines only failing examples ran, in the graders' and
+# NumPy's files, which a learner is told not to open; dropped with the paths listed under it
+EXPLAIN = re.compile(r"^[ \t]*(?:Explanation:\s*)?These lines were always and only run by "
+                     r"failing[^\n]*(?:\n[ \t]+[^\n]*)*", re.MULTILINE)
+
+
+def without_explain(text: str) -> str:
+    """`text` without hypothesis's list of the lines run only by failing examples."""
+    return EXPLAIN.sub("", text).strip("\n") if "These lines were always" in text else text
 
 
 def failures(error: BaseException) -> list[BaseException]:
@@ -92,7 +101,7 @@ def describe(error: BaseException) -> str:
                         f"{where.line}")
     if others:
         message += f"\n  ({others} other failing example{'s' * (others > 1)} not shown)"
-    return message[:MAX_MESSAGE]
+    return without_explain(message)[:MAX_MESSAGE]
 
 
 def import_error(error: BaseException) -> dict | None:
@@ -116,9 +125,9 @@ def import_error(error: BaseException) -> dict | None:
 
 def counterexample(error: BaseException) -> str:
     """Hypothesis's account of the input that failed (of the failure `describe` shows)."""
-    notes = [n.replace("; use Verbosity.verbose to view", "")
-             for n in getattr(shown(error)[0], "__notes__", []) if not n.startswith(NOISE)]
-    text = "\n".join(notes)
+    notes = [without_explain(n.replace("; use Verbosity.verbose to view", ""))
+             for n in getattr(shown(error)[0], "__notes__", []) if not n.lstrip().startswith(NOISE)]
+    text = "\n".join(n for n in notes if n)
     if len(text) <= MAX_EXAMPLE:
         return text
     cut = text[:MAX_EXAMPLE].rsplit("\n", 1)[0]
