@@ -79,6 +79,21 @@ def test_a_long_message_is_cut_but_its_failing_example_is_shown_whole():
     assert text.count("[0.5]") == 20 and "      )" in text
 
 
+def test_a_long_failing_gradient_shows_where_it_differs_and_what_was_returned_before_the_cut():
+    """A (4, 6, 6) gradient wrong only in its last value: the cut message still says where."""
+    from checks.harness import assert_close
+
+    expected = np.arange(144.0).reshape(4, 6, 6) / 7
+    got = expected.copy()
+    got[3, 5, 5] = -1.0
+    error = raised(lambda: assert_close(got, expected, "conv2d: gradient of input 0"))
+    entry = {"name": "test_x", "passed": False, "doc": "x", "message": describe(error)}
+    text = details(exercise("6.4"), {"status": "ok", "checks": [entry]})
+    assert "more lines)" in text, text
+    assert "1 of 144 values differ; the first at [3, 5, 5]: got -1, expected 20.4286" in text
+    assert text.index("got      [[[") < text.index("more lines)"), text
+
+
 class Transpose(fw.Function):
     @staticmethod
     def forward(ctx, a):
