@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import os
 import re
@@ -80,6 +81,64 @@ def raised_in(error: BaseException) -> traceback.FrameSummary | None:
     """The last frame of the traceback in the package under test: where the learner's code raised."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if in_package(f.filename)]
     return frames[-1] if frames else None
+
+
+def key(exercise_id: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in exercise_id.split("."))
+
+
+def region_at(filename: str, first: int, last: int | None = None) -> str | None:
+    """The exercise whose solution region holds line `first` of a package file (or, with
+    `last`, the first region within lines first..last), or None."""
+    from checks.tools.regions import find_regions
+
+    try:
+        regions = find_regions(Path(filename).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # unreadable, or markers the learner broke
+        return None
+    if last is None:
+        return next((r.exercise for r in regions if r.begin < first - 1 < r.end), None)
+    return next((r.exercise for r in regions if first - 1 <= r.begin < last), None)
+
+
+def rule_of(frame) -> str | None:
+    """Where a provided frame checked an op's rule (a BackwardNode): that rule's exercise."""
+    function = getattr(frame.f_locals.get("self"), "function", None)
+    backward = getattr(function, "backward", None)
+    try:
+        lines, first = inspect.getsourcelines(backward)
+        return region_at(inspect.getsourcefile(backward), first, first + len(lines))
+    except (TypeError, OSError):
+        return None
+
+
+def raised_by_exercise(error: BaseException) -> str | None:
+    """The exercise whose code raised `error`: the innermost frame of the package inside a
+    solution region (provided code counts as its caller's). Two exceptions: a rule's result
+    refused by the provided BackwardNode is the rule's; and the walk (`backpropagate`), which
+    runs every op's rule, is not the cause of what it did not raise itself."""
+    error = shown(error)[0]
+    tb, frames = error.__traceback__, []
+    while tb is not None:
+        if in_package(tb.tb_frame.f_code.co_filename):
+            frames.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    for depth, (frame, lineno) in enumerate(reversed(frames)):
+        if frame.f_code.co_name == "backpropagate" and depth > 0:
+            return None
+        found = region_at(frame.f_code.co_filename, lineno) or (depth == 0 and rule_of(frame))
+        if found:
+            return found
+    return None
+
+
+def earlier_cause(error: BaseException, exercise_id: str) -> str | None:
+    """The earlier exercise whose code raised `error`, when the check of `exercise_id` failed
+    because of it; None when the error is the exercise's own (or an assertion of the check)."""
+    if isinstance(shown(error)[0], AssertionError):
+        return None
+    found = raised_by_exercise(error)
+    return found if found and key(found) < key(exercise_id) else None
 
 
 def describe(error: BaseException) -> str:
@@ -230,6 +289,9 @@ def run_checks(checks: list, stop_at_first_failure: bool) -> list[dict]:
         except BaseException as error:
             entry = {"name": c.name, "passed": False, "message": describe(error),
                      "example": counterexample(error)}
+            cause = earlier_cause(error, c.exercise)
+            if cause:
+                entry["caused_by"] = cause
             interrupted = isinstance(error, KeyboardInterrupt)  # also how Ctrl-C arrives
         else:
             interrupted = False
