@@ -159,3 +159,13 @@ def test_compare_shows_each_op_of_an_exercise_on_its_own(tmp_path):
     mine = values(1, str(tmp_path))["1.2"]
     assert mine["2 + -3"] == "-1"
     assert mine["2 * -3"] == mine["rule of 2 * -3 at 1"] == "ValueError: no mul"
+
+
+def test_hints_say_what_learners_tripped_on():
+    """Issue 24: 1.1's symmetric stencils are not 'one-sided'; 2.8's axes go back in order;
+    6.4 names a BLAS contraction and why; 1.7 and 2.10 name release and the walk."""
+    assert "one-sided one" not in exercise("1.1").hint and "five-point" in exercise("1.1").hint
+    assert "in order" in exercise("2.8").hint and "AxisError" in exercise("2.8").hint
+    assert "np.tensordot" in exercise("6.4").hint and "without BLAS" in exercise("6.4").hint
+    assert "BEFORE node.release()" in exercise("1.7").hint
+    assert "autodiff.py's walk" in exercise("2.10").hint
