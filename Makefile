@@ -25,8 +25,9 @@ check:
 compare-chapter%:
 	$(PY) -m checks.tools.compare $*
 
+# EX=2.3 (one exercise), CHAPTER=3 (a chapter) or CHAPTER=1-5 (chapters 1 to 5)
 use-reference:
-	$(PY) -m checks.tools.use_reference $(EX)
+	$(PY) -m checks.tools.use_reference $(or $(EX),$(CHAPTER))
 
 student:
 	$(PY) -m checks.tools.student

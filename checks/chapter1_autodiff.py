@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, arrays
 
 from checks.harness import assert_close, backprop, central_difference, check, framework, probe
 
@@ -523,8 +524,19 @@ def test_a_graph_is_freed_after_backward_without_the_garbage_collector():
         gc.enable()
 
 
+RELEASED = (
+    "release() empties a node: its parents become () and its rule is gone (chapter 2's Tensor "
+    "does exactly this, to free memory); read node.parents and call node.grad_fn before "
+    "node.release()"
+)
+
+
 class Bare:
-    """A node of the protocol with its own hooks: it records what the walk does to it."""
+    """A node of the protocol with its own hooks: it records what the walk does to it.
+
+    Its `release` does what chapter 2's Tensor does: the parents become () and the rule
+    is dropped, so a walk that reads either after `release()` shows it here.
+    """
 
     def __init__(self, name, parents=(), rule=None, log=None):
         self.name, self.parents, self.grad_fn, self.log = name, tuple(parents), None, log
@@ -540,6 +552,12 @@ class Bare:
 
     def release(self):
         self.log.append(("release", self.name))
+        self.parents = ()
+        self.grad_fn = self.released
+
+    def released(self, g):
+        raise AssertionError(f"the walk called the rule of node {self.name!r} after its "
+                             f"release(): {RELEASED}")
 
 
 def bare_graph(log):
@@ -570,10 +588,49 @@ def test_backpropagate_releases_nodes_only_without_retain_graph():
     *_, out = bare_graph(log)
     fw.autodiff.backpropagate(out, 1.0, retain_graph=False)
     expected = [("rule", "out"), ("release", "out"), ("rule", "h"), ("release", "h")]
-    assert log == expected, f"with retain_graph=False the walk did {log}, expected {expected}"
+    assert log == expected, (
+        f"with retain_graph=False the walk did {log}, expected {expected}: {RELEASED}"
+    )
     log.clear()
     *_, out = bare_graph(log)
     fw.autodiff.backpropagate(out, 1.0, retain_graph=True)
     assert log == [("rule", "out"), ("rule", "h")], (
         f"with retain_graph=True the walk did {log}: it must release nothing"
+    )
+
+
+@check("1.7")
+@given(g=cotangents)
+def test_backpropagate_reads_a_node_before_releasing_it(g):
+    """With retain_graph=False every node still receives its gradient: a node is read, then released."""
+    x, y, z, h, out = bare_graph([])
+    fw.autodiff.backpropagate(out, g, retain_graph=False)
+    got = {n.name: n.received for n in (x, y, z, h, out)}
+    expected = {"x": [5 * g + 6 * g], "y": [7 * g], "z": [], "h": [2 * g], "out": [g]}
+    assert all(
+        len(got[k]) == len(expected[k]) and np.allclose(got[k], expected[k]) for k in expected
+    ), (
+        f"backpropagate(out, {g}, retain_graph=False): the nodes received {got}, expected "
+        f"{expected}. {RELEASED}"
+    )
+
+
+@check("1.7")
+@given(g=arrays(np.float64, array_shapes(max_dims=2, max_side=3), elements=st.floats(-2.0, 2.0)))
+def test_backpropagate_never_changes_a_gradient_in_place(g):
+    """With array gradients, summing two shares makes a new array: the ones nodes hold stay as they were."""
+    given_gradient = g.copy()
+    x = Bare("x")
+    h = Bare("h", (x,), lambda grad: (grad,), [])
+    out = Bare("out", (h, x), lambda grad: (grad, grad), [])  # one array sent to both parents
+    fw.autodiff.backpropagate(out, g)
+    got = {n.name: n.received for n in (x, h, out)}
+    expected = {"x": [2 * given_gradient], "h": [given_gradient], "out": [given_gradient]}
+    assert all(
+        len(got[k]) == 1 and np.array_equal(got[k][0], expected[k][0]) for k in expected
+    ) and np.array_equal(g, given_gradient), (
+        f"backpropagate(out, g) with g = {given_gradient.tolist()}: the nodes hold {got} and g "
+        f"is now {g.tolist()}, expected {expected} and g unchanged. A rule may send one array to "
+        "several parents, and a node keeps the array it received: sum two shares into a new "
+        "array (`total = total + share`), never in place (`total += share`)"
     )

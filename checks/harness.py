@@ -183,17 +183,41 @@ def central_difference(f: Callable[[np.ndarray], float], x: np.ndarray, eps: flo
     return grad
 
 
+def where_they_differ(got: np.ndarray, expected: np.ndarray, close: np.ndarray) -> str:
+    """One line: how many values differ, the first and the largest difference, by index."""
+    if got.ndim == 0:
+        return f"got {got.item():.6g}, expected {expected.item():.6g}"
+    wrong = np.argwhere(~close)
+    gap = np.where(close, 0.0, np.abs(got - expected))
+    gap = np.where(np.isnan(gap), np.inf, gap)
+    largest = np.unravel_index(np.argmax(gap), gap.shape)
+
+    def at(index) -> str:
+        index = tuple(int(i) for i in index)
+        return f"[{', '.join(map(str, index))}]: got {got[index]:.6g}, expected {expected[index]:.6g}"
+
+    first = tuple(wrong[0])
+    text = f"{len(wrong)} of {got.size} values differ; the first at {at(first)}"
+    return text + (f"; the largest at {at(largest)}" if tuple(largest) != first else "")
+
+
 def assert_close(got, expected, what: str, rtol: float = 1e-5, atol: float = 1e-6) -> None:
-    """Compare arrays or numbers; the message says what, and shows expected and got."""
+    """Compare arrays or numbers; the message says what, where they differ, then got and expected.
+
+    Where they differ comes first and what the code returned before what was expected: a
+    message cut for length keeps both.
+    """
     got_array = np.asarray(got, dtype=np.float64)
     expected_array = np.asarray(expected, dtype=np.float64)
     assert got_array.shape == expected_array.shape, (
         f"{what}: shape {got_array.shape}, expected {expected_array.shape}"
     )
-    if not np.allclose(got_array, expected_array, rtol=rtol, atol=atol, equal_nan=False):
+    close = np.isclose(got_array, expected_array, rtol=rtol, atol=atol, equal_nan=False)
+    if not close.all():
         raise AssertionError(
-            f"{what}:\n  expected {np.array2string(expected_array, precision=6)}"
+            f"{what}: {where_they_differ(got_array, expected_array, close)}"
             f"\n  got      {np.array2string(got_array, precision=6)}"
+            f"\n  expected {np.array2string(expected_array, precision=6)}"
         )
 
 

@@ -138,4 +138,22 @@ MUTANTS = [
         "        else:\n            self.grad = grad\n",
         "        else:\n            self.grad += grad\n",
     ),
+    Mutant(
+        "1.7", "the walk reads a node's parents after releasing it", "autodiff.py",
+        "        for parent, share in zip(node.parents, node.grad_fn(grad)):\n"
+        "            if share is not None:\n"
+        "                grads[parent] = share if parent not in grads else grads[parent] + share\n"
+        "        if not retain_graph:\n            node.release()\n",
+        "        shares = node.grad_fn(grad)\n"
+        "        if not retain_graph:\n            node.release()\n"
+        "        for parent, share in zip(node.parents, shares):\n"
+        "            if share is not None:\n"
+        "                grads[parent] = share if parent not in grads else grads[parent] + share\n",
+    ),
+    Mutant(
+        "1.7", "shares summed in place into an array another node holds", "autodiff.py",
+        "                grads[parent] = share if parent not in grads else grads[parent] + share\n",
+        "                if parent in grads:\n                    grads[parent] += share\n"
+        "                else:\n                    grads[parent] = share\n",
+    ),
 ]

@@ -2,11 +2,13 @@
 
 import shutil
 
+from checks.exercises import exercise
 from checks.loader import ROOT
 from checks.mutants import Mutant
+from checks.mutants.chapter1 import MUTANTS as CHAPTER1
 from checks.mutants.chapter2 import MUTANTS
 from checks.selftest.test_grader_channel import package
-from checks.tools.grade import verdict
+from checks.tools.grade import details, drop_passed_causes, verdict
 from checks.tools.processes import run_exercise
 from checks.tools.proof import apply_mutant, copy_reference
 
@@ -61,3 +63,50 @@ def test_a_forward_that_modifies_its_input_in_place_is_told_so(tmp_path):
     failed = [c["message"] for c in result["checks"] if not c["passed"]]
     assert any("your forward modified its input in place: return a new array" in m
                for m in failed), result
+
+
+def test_a_walk_reading_a_released_node_fails_chapter_1_naming_release():
+    """1.7: parents read after release(): chapter 1's nodes empty on release, as Tensors do."""
+    mutant = next(m for m in CHAPTER1 if m.name == "the walk reads a node's parents after releasing it")
+    message = first_failure(mutant)
+    assert "release() empties a node" in message and "before node.release()" in message, message
+
+
+def test_a_walk_summing_array_shares_in_place_fails_chapter_1():
+    """1.7: `grads[parent] += share` mutates an array another node holds: caught on array nodes."""
+    mutant = next(m for m in CHAPTER1
+                  if m.name == "shares summed in place into an array another node holds")
+    message = first_failure(mutant)
+    assert "never in place (`total += share`)" in message, message
+
+
+def test_an_error_raised_in_an_earlier_exercises_code_names_that_exercise_and_its_hint(tmp_path):
+    """A 3.2 bug (Linear's forward multiplies by W, not Wᵀ) fails 3.7's training: 3.7's
+    report says the error comes from 3.2's code and shows 3.2's hint, not 3.7's."""
+    impl = package(tmp_path, ROOT / "solutions" / "framework", "nn/functional.py",
+                   "out = x2 @ weight.T\n", "out = x2 @ weight\n")
+    result = run_exercise("3.7", impl, "proof", ["--no-probe"])
+    failed = [c for c in result["checks"] if not c["passed"]]
+    assert failed and all(c.get("caused_by") == "3.2" for c in failed), result
+    text = details(exercise("3.7"), result)
+    assert "caused by exercise 3.2 (The Linear layer)" in text and exercise("3.2").hint in text
+    assert exercise("3.7").hint not in text, text
+
+
+def test_a_gradient_of_the_wrong_shape_from_an_earlier_rule_names_that_rule_not_the_walk(tmp_path):
+    """Linear's weight gradient transposed (3.2) is refused by the provided BackwardNode under
+    the walk (1.7): the cause named is 3.2, whose rule returned it."""
+    impl = package(tmp_path, ROOT / "solutions" / "framework", "nn/functional.py",
+                   "grad_w = grad2.T @ x2 if", "grad_w = x2.T @ grad2 if")
+    result = run_exercise("3.7", impl, "proof", ["--no-probe"])
+    failed = [c for c in result["checks"] if not c["passed"]]
+    assert failed and all(c.get("caused_by") == "3.2" for c in failed), result
+
+
+def test_a_cause_that_passes_its_own_checks_is_not_named():
+    """The earlier exercise passes everything: the later one handed it bad input."""
+    exercises = [exercise("3.2"), exercise("3.7")]
+    results = [{"status": "ok", "checks": [{"name": "a", "passed": True}]},
+               {"status": "ok", "checks": [{"name": "b", "passed": False, "caused_by": "3.2"}]}]
+    drop_passed_causes(exercises, results)
+    assert "caused_by" not in results[1]["checks"][0]

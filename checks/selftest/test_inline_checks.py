@@ -61,3 +61,41 @@ def test_an_inline_check_calls_nothing_of_a_later_exercise(book, exercise_id, so
     used = sorted(f"{name} ({owner})" for name, owner in later.items()
                   if re.search(rf"\b{name}\s*\(", source))
     assert not used, f"{book}: the inline check for {exercise_id} calls {', '.join(used)}"
+
+
+def definitions(source: str) -> str:
+    """The top-level functions and plain assignments of a cell: its helpers, without its prints."""
+    import ast
+
+    tree = ast.parse(source)
+    kept = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.Assign))]
+    return "\n".join(ast.get_source_segment(source, node) for node in kept)
+
+
+def test_a_subtraction_node_of_its_own_passes_the_inline_check_for_1_3():
+    """1.3's inline check tests values and gradients, not the op name: a `-` node of the
+    learner's own (rule (g, -g)) passes it, as it passes the grader."""
+    import math
+
+    import numpy as np
+
+    from checks.loader import load_framework
+
+    fw = load_framework("solutions")
+
+    class OwnSub(fw.Value):
+        __slots__ = ()
+
+        def __sub__(self, other):
+            other = other if isinstance(other, fw.Value) else fw.Value(float(other))
+            return fw.Value(self.data - other.data, (self, other), lambda g: (g, -g), "-")
+
+    cells = [cell.source for cell in nbformat.read(ROOT / "solutions" / "01_autodiff.ipynb",
+                                                   as_version=4).cells if cell.cell_type == "code"]
+    helpers = [definitions(s) for s in cells if "def check_op" in s or "def path_gradient" in s]
+    inline = next(s for s in cells if INLINE.match(s) and INLINE.match(s)[1] == "1.3")
+    namespace = {"Value": OwnSub, "framework": fw, "math": math, "np": np,
+                 "rng": np.random.default_rng(0)}
+    for source in [*helpers, inline]:
+        exec(source, namespace)
+    assert (OwnSub(5.0) - OwnSub(2.0)).op == "-"

@@ -55,6 +55,21 @@ def test_hypothesis_notes_for_test_authors_are_dropped():
     assert counterexample(error) == "Falsifying example: f(\n    x=1,\n)"
 
 
+def test_hypothesis_explain_notes_are_dropped_wherever_they_appear():
+    """The "lines always and only run by failing test cases" report, in a note of its own or
+    in the message, never reaches the learner: it names the graders' and NumPy's files."""
+    explain = ("These lines were always and only run by failing test cases:\n"
+               "    /repo/checks/harness.py:147\n"
+               "    /venv/lib/python3.11/site-packages/numpy/_core/arrayprint.py:1000")
+    error = AssertionError("sum of x:\n  expected 1\n  got      2\n\n" + explain)
+    error.__notes__ = ["Falsifying example: f(\n    x=1,\n)", explain]
+    for shown_text in (describe(error), counterexample(error)):
+        assert "always and only run" not in shown_text and "harness.py" not in shown_text
+        assert "arrayprint" not in shown_text, shown_text
+    assert "got      2" in describe(error)
+    assert counterexample(error) == "Falsifying example: f(\n    x=1,\n)"
+
+
 def test_a_long_message_is_cut_but_its_failing_example_is_shown_whole():
     entry = {"name": "test_x", "passed": False, "doc": "x",
              "message": "\n".join(f"line {i}" for i in range(DETAIL_LINES + 5)),
@@ -62,6 +77,21 @@ def test_a_long_message_is_cut_but_its_failing_example_is_shown_whole():
     text = details(exercise("2.5"), {"status": "ok", "checks": [entry]})
     assert "line 0" in text and f"line {DETAIL_LINES}" not in text and "(5 more lines)" in text
     assert text.count("[0.5]") == 20 and "      )" in text
+
+
+def test_a_long_failing_gradient_shows_where_it_differs_and_what_was_returned_before_the_cut():
+    """A (4, 6, 6) gradient wrong only in its last value: the cut message still says where."""
+    from checks.harness import assert_close
+
+    expected = np.arange(144.0).reshape(4, 6, 6) / 7
+    got = expected.copy()
+    got[3, 5, 5] = -1.0
+    error = raised(lambda: assert_close(got, expected, "conv2d: gradient of input 0"))
+    entry = {"name": "test_x", "passed": False, "doc": "x", "message": describe(error)}
+    text = details(exercise("6.4"), {"status": "ok", "checks": [entry]})
+    assert "more lines)" in text, text
+    assert "1 of 144 values differ; the first at [3, 5, 5]: got -1, expected 20.4286" in text
+    assert text.index("got      [[[") < text.index("more lines)"), text
 
 
 class Transpose(fw.Function):
@@ -129,3 +159,13 @@ def test_compare_shows_each_op_of_an_exercise_on_its_own(tmp_path):
     mine = values(1, str(tmp_path))["1.2"]
     assert mine["2 + -3"] == "-1"
     assert mine["2 * -3"] == mine["rule of 2 * -3 at 1"] == "ValueError: no mul"
+
+
+def test_hints_say_what_learners_tripped_on():
+    """Issue 24: 1.1's symmetric stencils are not 'one-sided'; 2.8's axes go back in order;
+    6.4 names a BLAS contraction and why; 1.7 and 2.10 name release and the walk."""
+    assert "one-sided one" not in exercise("1.1").hint and "five-point" in exercise("1.1").hint
+    assert "in order" in exercise("2.8").hint and "AxisError" in exercise("2.8").hint
+    assert "np.tensordot" in exercise("6.4").hint and "without BLAS" in exercise("6.4").hint
+    assert "BEFORE node.release()" in exercise("1.7").hint
+    assert "autodiff.py's walk" in exercise("2.10").hint

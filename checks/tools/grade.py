@@ -16,7 +16,7 @@ import sys
 import textwrap
 import time
 
-from checks.exercises import CHAPTERS, Chapter, Exercise, chapter
+from checks.exercises import CHAPTERS, Chapter, Exercise, chapter, exercise
 from checks.loader import ROOT
 from checks.tools.processes import Interrupted, run_many
 
@@ -66,9 +66,31 @@ def details(ex: Exercise, result: dict) -> str:
         # the failing input in full: an example cut mid-expression cannot be replayed
         message += c.get("example", "").splitlines()
         lines.append(textwrap.indent("\n".join(message), "      "))
+    causes = sorted({c["caused_by"] for c in result["checks"] if c.get("caused_by")})
+    if causes:  # the error comes from an earlier exercise's code: its hint, not this one's
+        for cause in map(exercise, causes):
+            unsure = (f"; if it passes there, the cause is what {ex.id} hands it"
+                      if cause.chapter != ex.chapter else "")
+            lines.append(f"  caused by exercise {cause.id} ({cause.title}): the error is raised "
+                         f"in its code, which {ex.id} runs on; fix {cause.id} first "
+                         f"(make check-chapter{cause.chapter}){unsure}")
+            lines.append(f"  hint for {cause.id}: {cause.hint}")
+            lines.append(f"  read: chapters/{cause.notebook}, '{cause.heading}'")
+        return "\n".join(lines)
     lines.append(f"  hint: {ex.hint}")
     lines.append(f"  read: chapters/{ex.notebook}, '{ex.heading}'")
     return "\n".join(lines)
+
+
+def drop_passed_causes(exercises: list[Exercise], results: list[dict]) -> None:
+    """An error raised in the code of an exercise of this chapter that passes all its checks
+    is not that exercise's fault (the later one handed it bad input): keep the later hint."""
+    passed = {ex.id for ex, r in zip(exercises, results)
+              if r["status"] == "ok" and r["checks"] and all(c["passed"] for c in r["checks"])}
+    for result in results:
+        for c in result.get("checks", []):
+            if c.get("caused_by") in passed:
+                del c["caused_by"]
 
 
 def broken_files(results: list[dict]) -> str:
@@ -93,6 +115,7 @@ def grade_chapter(ch: Chapter, impl: str, profile: str) -> tuple[int, list[dict]
         results, stopped = run_many([(ex.id, impl, profile) for ex in exercises]), None
     except Interrupted as error:
         results, stopped = error.results, error
+    drop_passed_causes(exercises, results)
     earned = 0
     print(f"\nChapter {ch.number}: {ch.title}   (IMPL={impl})")
     print(broken_files(results), end="")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import os
 import re
@@ -33,6 +34,15 @@ MAX_MESSAGE = 1500
 MAX_EXAMPLE = 2500
 # hypothesis's notes meant for a test's author, not for a learner reading a grade
 NOISE = ("You can reproduce", "Explanation:")
+# hypothesis's "explain" report: the lines only failing examples ran, in the graders' and
+# NumPy's files, which a learner is told not to open; dropped with the paths listed under it
+EXPLAIN = re.compile(r"^[ \t]*(?:Explanation:\s*)?These lines were always and only run by "
+                     r"failing[^\n]*(?:\n[ \t]+[^\n]*)*", re.MULTILINE)
+
+
+def without_explain(text: str) -> str:
+    """`text` without hypothesis's list of the lines run only by failing examples."""
+    return EXPLAIN.sub("", text).strip("\n") if "These lines were always" in text else text
 
 
 def failures(error: BaseException) -> list[BaseException]:
@@ -73,6 +83,64 @@ def raised_in(error: BaseException) -> traceback.FrameSummary | None:
     return frames[-1] if frames else None
 
 
+def key(exercise_id: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in exercise_id.split("."))
+
+
+def region_at(filename: str, first: int, last: int | None = None) -> str | None:
+    """The exercise whose solution region holds line `first` of a package file (or, with
+    `last`, the first region within lines first..last), or None."""
+    from checks.tools.regions import find_regions
+
+    try:
+        regions = find_regions(Path(filename).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # unreadable, or markers the learner broke
+        return None
+    if last is None:
+        return next((r.exercise for r in regions if r.begin < first - 1 < r.end), None)
+    return next((r.exercise for r in regions if first - 1 <= r.begin < last), None)
+
+
+def rule_of(frame) -> str | None:
+    """Where a provided frame checked an op's rule (a BackwardNode): that rule's exercise."""
+    function = getattr(frame.f_locals.get("self"), "function", None)
+    backward = getattr(function, "backward", None)
+    try:
+        lines, first = inspect.getsourcelines(backward)
+        return region_at(inspect.getsourcefile(backward), first, first + len(lines))
+    except (TypeError, OSError):
+        return None
+
+
+def raised_by_exercise(error: BaseException) -> str | None:
+    """The exercise whose code raised `error`: the innermost frame of the package inside a
+    solution region (provided code counts as its caller's). Two exceptions: a rule's result
+    refused by the provided BackwardNode is the rule's; and the walk (`backpropagate`), which
+    runs every op's rule, is not the cause of what it did not raise itself."""
+    error = shown(error)[0]
+    tb, frames = error.__traceback__, []
+    while tb is not None:
+        if in_package(tb.tb_frame.f_code.co_filename):
+            frames.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    for depth, (frame, lineno) in enumerate(reversed(frames)):
+        if frame.f_code.co_name == "backpropagate" and depth > 0:
+            return None
+        found = region_at(frame.f_code.co_filename, lineno) or (depth == 0 and rule_of(frame))
+        if found:
+            return found
+    return None
+
+
+def earlier_cause(error: BaseException, exercise_id: str) -> str | None:
+    """The earlier exercise whose code raised `error`, when the check of `exercise_id` failed
+    because of it; None when the error is the exercise's own (or an assertion of the check)."""
+    if isinstance(shown(error)[0], AssertionError):
+        return None
+    found = raised_by_exercise(error)
+    return found if found and key(found) < key(exercise_id) else None
+
+
 def describe(error: BaseException) -> str:
     """A short account of a failure: the message and where the code under test raised it."""
     error, others = shown(error)
@@ -92,7 +160,7 @@ def describe(error: BaseException) -> str:
                         f"{where.line}")
     if others:
         message += f"\n  ({others} other failing example{'s' * (others > 1)} not shown)"
-    return message[:MAX_MESSAGE]
+    return without_explain(message)[:MAX_MESSAGE]
 
 
 def import_error(error: BaseException) -> dict | None:
@@ -116,9 +184,9 @@ def import_error(error: BaseException) -> dict | None:
 
 def counterexample(error: BaseException) -> str:
     """Hypothesis's account of the input that failed (of the failure `describe` shows)."""
-    notes = [n.replace("; use Verbosity.verbose to view", "")
-             for n in getattr(shown(error)[0], "__notes__", []) if not n.startswith(NOISE)]
-    text = "\n".join(notes)
+    notes = [without_explain(n.replace("; use Verbosity.verbose to view", ""))
+             for n in getattr(shown(error)[0], "__notes__", []) if not n.lstrip().startswith(NOISE)]
+    text = "\n".join(n for n in notes if n)
     if len(text) <= MAX_EXAMPLE:
         return text
     cut = text[:MAX_EXAMPLE].rsplit("\n", 1)[0]
@@ -221,6 +289,9 @@ def run_checks(checks: list, stop_at_first_failure: bool) -> list[dict]:
         except BaseException as error:
             entry = {"name": c.name, "passed": False, "message": describe(error),
                      "example": counterexample(error)}
+            cause = earlier_cause(error, c.exercise)
+            if cause:
+                entry["caused_by"] = cause
             interrupted = isinstance(error, KeyboardInterrupt)  # also how Ctrl-C arrives
         else:
             interrupted = False
