@@ -21,7 +21,7 @@ import numpy as np
 from .generator import default_generator
 
 # chapter → the last earlier chapter it needs (it needs every chapter from 1 to that one)
-NEEDS = {2: 1, 3: 2, 4: 3, 5: 4, 6: 4}
+NEEDS = {2: 1, 3: 2, 4: 3, 5: 4, 6: 4, 7: 5}
 _STUB = re.compile(r"Exercise (\d+\.\d+): ")
 SHOWN = 6  # the gaps named in the line; the rest are counted
 
@@ -135,7 +135,20 @@ def _chapter4() -> dict[str, Callable[[], object]]:
     }
 
 
-PROBES = {1: _chapter1, 2: _chapter2, 3: _chapter3, 4: _chapter4}
+def _chapter5() -> dict[str, Callable[[], object]]:
+    """Only what chapter 7's GPT builds on: LayerNorm, attention and its heads (5.2–5.4)."""
+    from .nn import functional as F
+    from .nn.transformer import MultiheadAttention
+
+    x = _tensor(*np.linspace(-1.0, 1.0, 8)).reshape(1, 2, 4)
+    return {
+        "5.2": lambda: F.layer_norm(x, (4,)),
+        "5.3": lambda: F.scaled_dot_product_attention(x, x, x, is_causal=True),
+        "5.4": lambda: MultiheadAttention(4, 2, batch_first=True)(x, x, x),
+    }
+
+
+PROBES = {1: _chapter1, 2: _chapter2, 3: _chapter3, 4: _chapter4, 5: _chapter5}
 
 
 def missing(chapters: range) -> list[str]:
