@@ -162,18 +162,42 @@ def test_the_stubs_score_zero_even_with_the_submissions_own_checks_rigged(chapte
     assert "my-course/framework" in results["output"]
 
 
+LINGERER = """
+import subprocess as _subprocess
+_sleeper = _subprocess.Popen(["sleep", "600"], stdin=_subprocess.DEVNULL, stdout=_subprocess.DEVNULL,
+                             stderr=_subprocess.DEVNULL, start_new_session=True)
+with open({pids!r}, "a") as _file:
+    _file.write(f"{{_sleeper.pid}}\\n")
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
 def test_a_wrong_exercise_loses_its_points_and_shows_the_graders_hint(chapter1_zip, tmp_path):
+    """The submission also starts a detached process at import: none outlives run_autograder."""
+    pids = tmp_path / "pids.txt"
+
     def one_wrong(submission: Path) -> None:
         shutil.copytree(ROOT / "solutions" / "framework", submission / "framework")
         source = submission / "framework" / "autodiff.py"
         source.write_text(rewrite(source.read_text(), randomize_outputs, only={"1.1"}))
+        with open(submission / "framework" / "__init__.py", "a") as file:
+            file.write(LINGERER.format(pids=str(pids)))
 
-    results = grade_in_temporary_root(chapter1_zip, tmp_path, one_wrong)
+    results = grade_in_temporary_root(chapter1_zip, tmp_path / "root", one_wrong)
     wrong = exercise("1.1")
     assert results["score"] == 100 - wrong.points
     test = next(t for t in results["tests"] if t["number"] == "1.1")
     assert test["score"] == 0 and test["status"] == "failed"
     assert wrong.hint in test["output"]
+    started = [int(line) for line in pids.read_text().split()]
+    assert started and not [pid for pid in started if alive(pid)]
 
 
 def test_a_submission_without_a_framework_package_scores_zero_and_says_why(chapter1_zip, tmp_path):

@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -39,6 +40,7 @@ TIME_LIMIT = 1800.0  # seconds for the whole grading run (AUTOGRADER_TIMEOUT)
 SHIPPED = ("checks", "framework", "pyproject.toml", "LICENSE")
 NOT_SHIPPED = ("__pycache__", ".ipynb_checkpoints", ".hypothesis", "selftest", "torch_parity",
                "torch_scripts", "*.pyc")
+MARKER = "AUTOGRADER_RUN"  # in the environment of every process grading starts
 GRADING_NEEDS = ("hypothesis",)  # dev requirements the graders import
 
 SETUP_SH = """\
@@ -153,13 +155,39 @@ def prepare(course: Path, package: Path, work: Path) -> Path:
     return copy
 
 
+def end_leftovers(marker: str) -> int:
+    """SIGKILL every process whose environment carries this run's marker (Linux's /proc): what
+    the submission started, even in a session of its own. Returns how many were found."""
+    needle, found = f"{MARKER}={marker}".encode(), 0
+    for _ in range(10):  # again, for what was forked while the last round was killing
+        pids = []
+        for entry in Path("/proc").glob("[0-9]*"):
+            try:
+                if needle in (entry / "environ").read_bytes().split(b"\0"):
+                    pids.append(int(entry.name))
+            except (OSError, ValueError):
+                continue
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        found += len(pids)
+        if not pids:
+            break
+    return found
+
+
 def run_grader(copy: Path, chapters: list[int], profile: str, report: Path,
                limit: float) -> tuple[str, bool]:
-    """The grader on the copy, in a process group of its own that is ended once it returns:
-    nothing the submission started outlives grading to touch the results."""
+    """The grader on the copy, in a process group of its own; once it returns, whatever is left
+    of it (the group, and every process carrying the run's marker) is ended, so nothing the
+    submission started outlives grading to touch the results."""
     command = [sys.executable, "-m", "checks.tools.grade", *map(str, chapters),
                "--json", str(report)]
-    env = {**os.environ, "IMPL": "framework", "HYPOTHESIS_PROFILE": profile, "MPLBACKEND": "Agg"}
+    marker = secrets.token_hex(16)
+    env = {**os.environ, "IMPL": "framework", "HYPOTHESIS_PROFILE": profile, "MPLBACKEND": "Agg",
+           MARKER: marker}
     process = subprocess.Popen(command, cwd=copy, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                start_new_session=True)
@@ -174,6 +202,7 @@ def run_grader(copy: Path, chapters: list[int], profile: str, report: Path,
         except (ProcessLookupError, PermissionError):
             pass
         process.wait()
+        end_leftovers(marker)
     return output or "", finished
 
 
