@@ -83,13 +83,13 @@ def test_the_schema_check_accepts_a_minimal_result_and_refuses_broken_ones():
         assert gradescope_problems(results), results
 
 
-def grade_in_temporary_root(zip_path: Path, root: Path, place_submission) -> dict:
+def grade_in_temporary_root(zip_path: Path, root: Path, place_submission, **env: str) -> dict:
     """Unzip as Gradescope does, let `place_submission` fill submission/, run run_autograder."""
     with zipfile.ZipFile(zip_path) as archive:
         archive.extractall(root / "source")
     (root / "submission").mkdir()
     place_submission(root / "submission")
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable, **env}
     env.pop("IMPL", None)
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], cwd=root, env=env,
                           capture_output=True, text=True, timeout=1800)
@@ -198,6 +198,18 @@ def test_a_wrong_exercise_loses_its_points_and_shows_the_graders_hint(chapter1_z
     assert wrong.hint in test["output"]
     started = [int(line) for line in pids.read_text().split()]
     assert started and not [pid for pid in started if alive(pid)]
+
+
+def test_grading_cut_short_by_its_time_limit_still_writes_results_and_says_so(chapter1_zip,
+                                                                               tmp_path):
+    results = grade_in_temporary_root(
+        chapter1_zip, tmp_path,
+        lambda submission: shutil.copytree(ROOT / "solutions" / "framework",
+                                           submission / "framework"),
+        AUTOGRADER_TIMEOUT="2")
+    assert results["score"] == 0
+    assert "did not finish within 2 s" in results["output"]
+    assert all("no result" in t["output"] for t in results["tests"])
 
 
 def test_a_submission_without_a_framework_package_scores_zero_and_says_why(chapter1_zip, tmp_path):

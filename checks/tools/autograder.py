@@ -188,25 +188,30 @@ def run_grader(copy: Path, chapters: list[int], profile: str, report: Path,
     marker = secrets.token_hex(16)
     env = {**os.environ, "IMPL": "framework", "HYPOTHESIS_PROFILE": profile, "MPLBACKEND": "Agg",
            MARKER: marker}
-    process = subprocess.Popen(command, cwd=copy, env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=limit)
-        finished = True
-    except subprocess.TimeoutExpired:
-        output, finished = f"grading did not finish within {limit:.0f} s", False
-    finally:
+    printed = report.with_suffix(".txt")  # a file, not a pipe: nothing can hold it open
+    with open(printed, "w+", encoding="utf-8", errors="replace") as output:
+        process = subprocess.Popen(command, cwd=copy, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        process.wait()
-        end_leftovers(marker)
-    return output or "", finished
+            process.wait(timeout=limit)
+            finished = True
+        except subprocess.TimeoutExpired:
+            finished = False
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            process.wait()
+            end_leftovers(marker)
+        output.seek(0)
+        text = output.read()
+    if not finished:
+        text += f"\ngrading did not finish within {limit:.0f} s"
+    return text, finished
 
 
-def test_output(ex: Exercise, result: dict, earned: int) -> str:
+def exercise_output(ex: Exercise, result: dict, earned: int) -> str:
     """The verdict, and for an exercise that lost points what the grader tells a learner."""
     from checks.tools import grade
     try:
@@ -231,7 +236,7 @@ def results_json(chapters: list[int], report: dict | None, output: str, seconds:
                 earned, text = 0, "no result: the grader did not finish (see the output above)"
             else:
                 earned = min(grade.score(ex, result), ex.points)
-                text = test_output(ex, result, earned)
+                text = exercise_output(ex, result, earned)
             tests.append({
                 "name": f"{ex.id} {ex.title}", "number": ex.id, "score": float(earned),
                 "max_score": float(ex.points), "status": "passed" if earned == ex.points else "failed",

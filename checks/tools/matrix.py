@@ -144,13 +144,13 @@ def run_combination(interpreter: str, outcome: Outcome, chapters: list[str]) -> 
 
 
 def table(outcomes: list[Outcome]) -> str:
-    lines = [f"{'python':<8}{'numpy':<7}{'result':<9}{'versions':<17}{'install':<9}"
+    lines = [f"{'python':<8}{'numpy':<7}{'result':<13}{'versions':<17}{'install':<9}"
              f"{'reference':<11}{'selftest':<10}{'minutes':>7}  note"]
     for o in outcomes:
         marks = [{True: "pass", False: "FAIL"}.get(o.stages.get(s), "-")
                  for s in ("install", "reference", "selftest")]
         minutes = f"{o.seconds / 60:.1f}" if o.seconds else "-"
-        lines.append(f"{o.python:<8}{o.numpy:<7}{o.status:<9}{o.versions or '-':<17}"
+        lines.append(f"{o.python:<8}{o.numpy:<7}{o.status:<13}{o.versions or '-':<17}"
                      f"{marks[0]:<9}{marks[1]:<11}{marks[2]:<10}{minutes:>7}  {o.reason}")
     return "\n".join(lines)
 
