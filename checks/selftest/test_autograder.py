@@ -149,8 +149,20 @@ def rigged_repository(submission: Path) -> None:
     shutil.copytree(ROOT / "checks", repository / "checks",
                     ignore=shutil.ignore_patterns("__pycache__", "selftest"))
     grade = repository / "checks" / "tools" / "grade.py"
-    grade.write_text(grade.read_text().replace('    checks = result["checks"]\n',
-                                               '    return ex.points\n', 1))
+    main = '\nif __name__ == "__main__":'
+    assert main in grade.read_text()
+    grade.write_text(grade.read_text().replace(
+        main, "\ndef score(ex, result):\n    return ex.points\n\n" + main, 1))
+
+
+def test_the_rigged_checks_would_give_the_stubs_full_marks(tmp_path):
+    """What the next test's submission carries: its own grader calls its stubs perfect."""
+    rigged_repository(tmp_path)
+    env = {**os.environ, "IMPL": "framework", "HYPOTHESIS_PROFILE": "ci"}
+    done = subprocess.run([sys.executable, "-m", "checks.tools.grade", "1", "--json",
+                           str(tmp_path / "grades.json")], cwd=tmp_path / "my-course", env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_stubs_score_zero_even_with_the_submissions_own_checks_rigged(chapter1_zip, tmp_path):
