@@ -8,7 +8,7 @@ PY := .venv/bin/python
 endif
 PYTHON3 ?= python3
 
-.PHONY: setup lab check student test sweep bench notebooks use-reference
+.PHONY: setup lab check student test sweep bench notebooks use-reference autograder test-matrix
 
 setup:
 	$(PYTHON3) -m checks.tools.setup
@@ -43,3 +43,9 @@ sweep:
 
 bench:
 	$(PY) -m checks.tools.bench
+
+autograder:
+	$(PY) -m checks.tools.autograder
+
+test-matrix:
+	$(PY) -m checks.tools.matrix
