@@ -4,7 +4,7 @@ Every op is a `Function`: `forward(ctx, *arrays)` computes the result with NumPy
 and saves what the gradient needs on `ctx`; `backward(ctx, grad)` returns one
 gradient per positional input (None for inputs that are not tensors). The
 output tensor's `parents` are its inputs that require grad and its `grad_fn`
-maps its gradient to theirs, exactly the protocol Chapter 1's walk
+maps its gradient to theirs: the `autodiff.Node` protocol Chapter 1's walk
 (`autodiff.backpropagate`) follows; `Tensor.receive_grad` is how a tensor takes
 its gradient from it. Forward code is provided; the backward rules and that hook
 are the exercises.
@@ -19,7 +19,7 @@ import numpy as np
 
 from . import autodiff
 from ._dims import accepts_dim
-from .autodiff import backpropagate
+from .autodiff import _freed, backpropagate
 
 Shape = tuple[int, ...]
 Axis = int | tuple[int, ...] | None
@@ -114,13 +114,6 @@ class BackwardNode:
 
     def __repr__(self) -> str:
         return f"<{self.function.__name__}Backward>"
-
-
-def _freed(grad: np.ndarray) -> tuple:
-    raise RuntimeError(
-        "backward: this graph was already freed by an earlier backward(); pass "
-        "retain_graph=True to the first backward() to walk a graph twice, or rebuild it"
-    )
 
 
 class Function:
@@ -910,7 +903,8 @@ class Tensor:
         """Accumulate d(self)/d(leaf) · gradient into `.grad` of every leaf that requires grad.
 
         `gradient` (the cotangent) may be omitted only for a one-element tensor. The
-        graph is freed on the way unless `retain_graph=True`. `create_graph=True` (PyTorch's
+        graph is freed on the way unless `retain_graph=True`, as in PyTorch (`autodiff`'s
+        docstring states what is kept where). `create_graph=True` (PyTorch's
         double backward) is refused: the rules compute arrays, which have no graph.
         """
         if create_graph:
