@@ -44,7 +44,7 @@ def adam_trainer(fw, model, X, y):
     functional, optim = submodule(fw, "nn.functional"), submodule(fw, "optim")
     inputs, targets = fw.Tensor(X), fw.Tensor(y)
     optimizer = optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
-                           eps=floors.W2_EPS)
+                           eps=floors.W2_EPS, foreach=True)
 
     def step() -> float:
         optimizer.zero_grad()

@@ -41,7 +41,7 @@ def trainer(fw, steps: int):
     functional, optim = submodule(fw, "nn.functional"), submodule(fw, "optim")
     model = make_model(fw)
     optimizer = optim.Adam(model.parameters(), lr=floors.W3_LR, betas=floors.W3_BETAS,
-                           eps=floors.W3_EPS)
+                           eps=floors.W3_EPS, foreach=True)
     batches = iter(floors.w3_batches(steps))
 
     def step() -> float:
