@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import autodiff
+from ._device import check_device, device
 from ._dims import accepts_dim
 from .autodiff import _freed, backpropagate
 
@@ -867,8 +868,6 @@ class Tensor:
             else:
                 device = arg
         if device is not None:
-            from .surface import check_device
-
             check_device("to", device)
         if dtype is None or self.data.dtype == dtype:
             return Clone.apply(self) if copy else self
@@ -1185,8 +1184,6 @@ class Tensor:
 
     @property
     def device(self):
-        from .surface import device
-
         return device("cpu")
 
     def view(self, *shape) -> Tensor:
@@ -1205,8 +1202,6 @@ class Tensor:
         return self
 
     def cuda(self, *args, **kwargs) -> Tensor:
-        from .surface import check_device
-
         check_device("cuda", "cuda")
 
     def t(self) -> Tensor:
@@ -1265,14 +1260,18 @@ class Tensor:
     clip = clamp
 
     def softmax(self, dim: int) -> Tensor:
-        from .nn.functional import softmax
-
-        return softmax(self, dim=dim)
+        """eˣ / Σ eˣ along `dim`, from this chapter's ops: the maximum is subtracted first (as a
+        constant: softmax does not change under a shift), so no eˣ overflows. Chapter 3's
+        `nn.functional.softmax` computes the same as one op with its own rule; this file comes
+        before chapter 3's, so it does not call it."""
+        e = (self - self.amax(dim, keepdims=True).detach()).exp()
+        return e / e.sum(dim, keepdims=True)
 
     def log_softmax(self, dim: int) -> Tensor:
-        from .nn.functional import log_softmax
-
-        return log_softmax(self, dim=dim)
+        """x - log Σ eˣ along `dim`, shifted by the maximum as `softmax` is, so the log never
+        sees an underflowed 0 (chapter 3's `nn.functional.log_softmax` is the one-op form)."""
+        shifted = self - self.amax(dim, keepdims=True).detach()
+        return shifted - shifted.exp().sum(dim, keepdims=True).log()
 
     def add(self, other) -> Tensor:
         return self + other
