@@ -16,7 +16,7 @@ import numpy as np
 
 from ._device import check_device, device
 from .generator import default_generator
-from .tensor import Tensor, _shape_args, concatenate, stack
+from .tensor import Tensor, _shape_args, concatenate, stack, unwrap
 
 # -- dtypes: NumPy's, under PyTorch's names (x.dtype == torch.float32 holds) -----------------
 
@@ -145,7 +145,7 @@ def is_tensor(obj) -> builtins.bool:
 
 
 def _data(x) -> np.ndarray:
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+    return np.asarray(unwrap(x))
 
 
 # -- functions: torch.f(x, ...) is x.f(...) ---------------------------------------------------------

@@ -105,6 +105,11 @@ def _unbroadcast_hint(grad_shape: Shape, shape: Shape) -> str:
     return " (did you forget unbroadcast?)" if broadcast else ""
 
 
+def unwrap(x):
+    """`x.data` for a Tensor, anything else as it is: for code that takes a tensor or an array."""
+    return x.data if isinstance(x, Tensor) else x
+
+
 class BackwardNode:
     """A tensor's `grad_fn`: calls its Function's backward, keeps the parents' gradients."""
 
@@ -153,7 +158,7 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs) -> Tensor:
         ctx = Context()
-        out = cls.forward(ctx, *[a.data if isinstance(a, Tensor) else a for a in args], **kwargs)
+        out = cls.forward(ctx, *[unwrap(a) for a in args], **kwargs)
         needs = [isinstance(a, Tensor) and a.requires_grad for a in args]
         if True not in needs or not autodiff.is_grad_enabled():
             return Tensor._make(out)
@@ -623,8 +628,8 @@ class MatMul(Function):
 def _plain_index(index):
     """Tensors inside an index become their arrays."""
     if isinstance(index, tuple):
-        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
-    return index.data if isinstance(index, Tensor) else index
+        return tuple(unwrap(i) for i in index)
+    return unwrap(index)
 
 
 class GetItem(Function):
@@ -1033,7 +1038,7 @@ class Tensor:
     # -- comparisons: no gradient --------------------------------------------------------------
 
     def _compare(self, other, compare) -> Tensor:
-        other = other.data if isinstance(other, Tensor) else other
+        other = unwrap(other)
         return Tensor._make(compare(self.data, other))
 
     def __lt__(self, other):
@@ -1098,7 +1103,7 @@ class Tensor:
 
     def masked_fill(self, mask, value: float) -> Tensor:
         """`value` where mask is True, self elsewhere (mask broadcasts, as in PyTorch)."""
-        mask = mask.data if isinstance(mask, Tensor) else mask
+        mask = unwrap(mask)
         return Where.apply(mask, np.asarray(value, dtype=self.dtype), self)
 
     # -- reductions ------------------------------------------------------------------------------
@@ -1298,7 +1303,7 @@ class Tensor:
 
     def gather(self, dim: int, index) -> Tensor:
         """out[i][j] = self[i][index[i][j]] for dim=1 (PyTorch's gather)."""
-        index = index.data if isinstance(index, Tensor) else index
+        index = unwrap(index)
         return Gather.apply(self, normalize_axes(dim, self.ndim, "gather")[0], index)
 
     def triu(self, diagonal: int = 0) -> Tensor:
@@ -1359,7 +1364,7 @@ class Tensor:
 
     def __setitem__(self, index, value) -> None:
         self._check_in_place("setitem")
-        self.data[_plain_index(index)] = value.data if isinstance(value, Tensor) else value
+        self.data[_plain_index(index)] = unwrap(value)
 
     def zero_(self) -> Tensor:
         self._check_in_place("zero_")
@@ -1373,27 +1378,27 @@ class Tensor:
 
     def add_(self, other) -> Tensor:
         self._check_in_place("add_")
-        self.data += other.data if isinstance(other, Tensor) else other
+        self.data += unwrap(other)
         return self
 
     def mul_(self, other) -> Tensor:
         self._check_in_place("mul_")
-        self.data *= other.data if isinstance(other, Tensor) else other
+        self.data *= unwrap(other)
         return self
 
     def copy_(self, source) -> Tensor:
         self._check_in_place("copy_")
-        self.data[...] = source.data if isinstance(source, Tensor) else source
+        self.data[...] = unwrap(source)
         return self
 
     def sub_(self, other) -> Tensor:
         self._check_in_place("sub_")
-        self.data -= other.data if isinstance(other, Tensor) else other
+        self.data -= unwrap(other)
         return self
 
     def div_(self, other) -> Tensor:
         self._check_in_place("div_")
-        self.data /= other.data if isinstance(other, Tensor) else other
+        self.data /= unwrap(other)
         return self
 
     # x += y changes x in place, as in PyTorch (`with no_grad(): w -= lr * w.grad`)
@@ -1405,7 +1410,7 @@ class Tensor:
 
 def tensor(data, requires_grad: bool = False, dtype=None) -> Tensor:
     """A new tensor holding a copy of `data` (as `torch.tensor`; `from_numpy` shares memory)."""
-    data = data.data if isinstance(data, Tensor) else data
+    data = unwrap(data)
     if isinstance(data, np.ndarray):
         data = data.copy()
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
@@ -1420,7 +1425,7 @@ def minimum(a, b) -> Tensor:
 
 
 def where(condition, a, b) -> Tensor:
-    condition = condition.data if isinstance(condition, Tensor) else condition
+    condition = unwrap(condition)
     return Where.apply(condition, a, b)
 
 
