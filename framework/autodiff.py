@@ -1,19 +1,23 @@
 """Chapter 1: the graph engine and a scalar `Value`.
 
-The engine knows nothing about scalars. A node is anything with
+The engine knows nothing about scalars: it walks any `Node` (the protocol below:
+`parents`, `grad_fn`, `receive_grad`, `release`). `topological_order` and
+`backpropagate`, the one reverse walk, use only these, so Chapter 2's `Tensor`
+runs on the same engine: `Value.backward` and `Tensor.backward` both call
+`backpropagate`. No rule ever captures the node it belongs to: a node points to
+its parents, never back to itself, so a graph is freed by reference counting
+alone, without waiting for the garbage collector.
 
-- `parents`: the nodes it was computed from (empty for a leaf),
-- `grad_fn`: a rule mapping the gradient of the node to its parents' gradients
-  (a vector-Jacobian product), or None for a leaf, and
-- `receive_grad(grad)`: what the node does with its finished gradient, and, for a
-  walk with `retain_graph=False`, `release()`: drop what its rule holds (`Tensor` has
-  it; a `Value` graph is always kept, so `Value` has none).
-
-`topological_order` and `backpropagate`, the one reverse walk, use only these,
-so Chapter 2's `Tensor` runs on the same engine: `Value.backward` and
-`Tensor.backward` both call `backpropagate`. No rule ever captures the node it
-belongs to: a node points to its parents, never back to itself, so a graph is
-freed by reference counting alone, without waiting for the garbage collector.
+What is kept, one rule for both node types. The walk frees the graph only when
+told, `retain_graph=False`: then it calls `release()` on each non-leaf right after
+its rule has run, and a later walk through that node raises `RuntimeError`.
+`Tensor.backward` frees by default, as PyTorch's does (a tensor graph holds large
+arrays); `Value.backward` and `backpropagate` keep it by default (a `Value` graph
+is small, and Chapter 1 draws it and walks it twice). Both take `retain_graph` to
+choose otherwise. What a node keeps of its gradient is its `receive_grad`'s to
+say: a leaf of either type accumulates into `.grad` across walks, as in PyTorch;
+an intermediate `Value` keeps this walk's gradient (so a drawn graph shows it),
+an intermediate `Tensor` keeps none (PyTorch keeps one only after `retain_grad()`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import functools
 import math
 from collections.abc import Callable
 from numbers import Real
+from typing import Any, Protocol, runtime_checkable
 
 _grad_enabled = True
 
@@ -89,6 +94,43 @@ def is_grad_enabled() -> bool:
     return _grad_enabled
 
 
+@runtime_checkable
+class Node(Protocol):
+    """What the walk needs of a node, and what each part may change.
+
+    `Value` and `Tensor` implement it; so may any class, e.g. a test's recording node.
+    """
+
+    parents: tuple
+    """The nodes this one was computed from, () for a leaf. Read by the walk; only
+    `release` changes it."""
+
+    grad_fn: Callable[[Any], tuple] | None
+    """The rule: maps this node's gradient to one share per parent, in `parents`' order
+    (None for a parent that needs no gradient); None for a leaf. It may read what it
+    saved in the forward pass but must change nothing, so a kept graph can be walked
+    again."""
+
+    def receive_grad(self, grad: Any) -> None:
+        """Take this node's finished gradient from the walk: changes only the node's own
+        record of it (`.grad`), never `grad`, which the walk may share with other nodes."""
+        ...
+
+    def release(self) -> None:
+        """Called by a walk with `retain_graph=False` on a non-leaf once its rule has run:
+        drop the rule and the parents (and what the rule saved), so a later walk through
+        this node raises `RuntimeError` instead of computing a wrong gradient."""
+        ...
+
+
+def _freed(grad: Any) -> tuple:
+    """The rule of a released node: a walk through it again is an error."""
+    raise RuntimeError(
+        "backward: this graph was already freed by an earlier backward(); pass "
+        "retain_graph=True to the first backward() to walk a graph twice, or rebuild it"
+    )
+
+
 def numerical_derivative(f: Callable[[float], float], x: float, eps: float = 1e-6) -> float:
     """Central difference: f'(x) ≈ (f(x + eps) - f(x - eps)) / (2 eps), error O(eps²)."""
     ### BEGIN SOLUTION 1.1
@@ -96,7 +138,7 @@ def numerical_derivative(f: Callable[[float], float], x: float, eps: float = 1e-
     ### END SOLUTION
 
 
-def topological_order(root) -> list:
+def topological_order(root: Node) -> list[Node]:
     """Every node `root` depends on, each once, parents before children; `root` last.
 
     Iterative depth-first search, so a chain of 100,000 nodes does not hit Python's
@@ -108,7 +150,7 @@ def topological_order(root) -> list:
     ### END SOLUTION
 
 
-def backpropagate(root, gradient, retain_graph: bool = True) -> None:
+def backpropagate(root: Node, gradient: Any, retain_graph: bool = True) -> None:
     """Reverse-mode autodiff: give every node `root` depends on its gradient d(root)/d(node).
 
     `gradient` is root's own (1 for a scalar loss). A node's gradient is the sum of
@@ -116,7 +158,7 @@ def backpropagate(root, gradient, retain_graph: bool = True) -> None:
     reversed topological order every child comes first, so it is finished when the
     node is reached, and goes to `node.receive_grad`. A share of None (an input that
     needs no gradient) is skipped. Unless `retain_graph`, each non-leaf node is
-    `release()`d once its rule has run.
+    `release()`d once its rule has run. Works on any `Node`.
     """
     ### BEGIN SOLUTION 1.7
     raise NotImplementedError("Exercise 1.7: Backward: the one reverse walk — see chapters/01_autodiff.ipynb, '1.7 Backward: the reverse walk'")
@@ -291,10 +333,17 @@ class Value:
         raise NotImplementedError("Exercise 1.7: Backward: the one reverse walk — see chapters/01_autodiff.ipynb, '1.7 Backward: the reverse walk'")
         ### END SOLUTION
 
-    def backward(self) -> None:
+    def release(self) -> None:
+        """The walk's other hook (retain_graph=False): drop the rule and the parents; a later
+        walk through this node raises RuntimeError."""
+        self.grad_fn = _freed
+        self.parents = ()
+
+    def backward(self, retain_graph: bool = True) -> None:
         """Fill `.grad` of every node this one depends on with d(self)/d(node).
 
         Leaves accumulate (+=) across calls, as in PyTorch; zero them between steps.
-        A Value graph is kept, so backward() may run on it again.
+        The graph is kept unless `retain_graph=False` (the module's docstring says why
+        this default differs from `Tensor.backward`'s), so backward() may run on it again.
         """
-        backpropagate(self, 1.0)
+        backpropagate(self, 1.0, retain_graph)

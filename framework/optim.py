@@ -3,10 +3,12 @@
 An optimizer holds the parameters in groups (each group a dict of the parameters and
 their hyperparameters) and one state dict per parameter. `step()` walks the groups and
 calls `update(param, grad, state, group)` for every parameter whose `.grad` is set;
-`update` changes the parameter's array in place, with vectorised NumPy. Every rule here
-treats each element on its own, so `step()` runs it once on all of a group's parameters
-joined end to end where it can (provided, in `framework/_joined.py`): the same numbers
-in far fewer NumPy calls. The update rules are exactly PyTorch's, so a model trained
+`update` changes the parameter's array in place, with vectorised NumPy, and sees each
+parameter's own arrays, in its own shape. Every rule here treats each element on its
+own, so with `foreach=True` (PyTorch's name for the same choice) `step()` instead runs
+it once on all of a group's parameters joined end to end where it can (provided, in
+`framework/_joined.py`): the same numbers in far fewer NumPy calls, but `update` then
+sees flat vectors. The update rules are exactly PyTorch's, so a model trained
 here follows the same trajectory as the same model in PyTorch. The rules,
 `clip_grad_norm_` and the warm-up + cosine schedule are the exercises; the bookkeeping
 around them is provided.
@@ -37,9 +39,10 @@ class Optimizer:
     """
 
     #: True when `update` treats every element on its own, as all of this chapter's rules
-    #: do. `step` may then run it once on a group's parameters joined end to end into one
-    #: vector: the same arithmetic in a dozen NumPy calls instead of a dozen per
-    #: parameter (PyTorch's "foreach" implementation does the same).
+    #: do. Only then may a group ask for `foreach=True`: `step` runs `update` once on the
+    #: group's parameters joined end to end into one vector, the same arithmetic in a
+    #: dozen NumPy calls instead of a dozen per parameter (PyTorch's `foreach=True`
+    #: implementation does the same).
     elementwise = False
 
     def __init__(self, params: ParamsArgument, defaults: dict) -> None:
@@ -57,7 +60,7 @@ class Optimizer:
         self.defaults = defaults
         self.param_groups: list[dict] = []
         self.state: dict[Tensor, dict] = {}
-        self._joined = JoinedSteps()  # the one-call-per-group step (framework/_joined.py)
+        self._joined = JoinedSteps()  # the foreach=True step (framework/_joined.py)
         for group in groups:
             self.add_param_group(group)
 
@@ -89,9 +92,14 @@ class Optimizer:
 
     def check_hyperparameters(self, group: dict) -> None:
         """Raise ValueError naming the bad value; each optimizer checks its own."""
+        name = type(self).__name__
         if not group["lr"] >= 0.0:
+            raise ValueError(f"{name}: lr={group['lr']} is invalid; a learning rate must be >= 0")
+        if group.get("foreach") and not self.elementwise:
             raise ValueError(
-                f"{type(self).__name__}: lr={group['lr']} is invalid; a learning rate must be >= 0"
+                f"{name}: foreach=True joins a group's parameters into one vector, which only "
+                "an update that treats every element on its own may see; set the class's "
+                "`elementwise = True` if it does, or leave foreach off"
             )
 
     def zero_grad(self, set_to_none: bool = True) -> None:
@@ -104,7 +112,11 @@ class Optimizer:
                     p.grad.fill(0.0)
 
     def step(self) -> None:
-        """One update of every parameter that has a gradient (a None `.grad` is skipped)."""
+        """One update of every parameter that has a gradient (a None `.grad` is skipped).
+
+        By default `update` is called once per parameter, with that parameter's own arrays;
+        a group with `foreach=True` gets one call on its parameters joined end to end.
+        """
         for index, group in enumerate(self.param_groups):
             params = [p for p in group["params"] if p.grad is not None]
             for p in params:
@@ -113,7 +125,8 @@ class Optimizer:
                         f"{type(self).__name__}.step: a parameter of shape {p.data.shape} has a "
                         f".grad of shape {p.grad.shape}; a gradient has its parameter's shape"
                     )
-            if self.elementwise and self._joined.step(index, params, self.state, self.update, group):
+            if group.get("foreach") and self._joined.step(index, params, self.state, self.update,
+                                                          group):
                 continue
             for p in params:
                 self.update(p.data, p.grad, self.state.setdefault(p, {}), group)
@@ -205,17 +218,18 @@ class SGD(Optimizer):
 
     g ← ∇θ + λθ (weight decay, added to the gradient); with momentum μ the direction is
     the buffer b ← μb + (1 − τ)g (b = g at the first step), or g + μb for Nesterov;
-    then θ ← θ − lr · direction.
+    then θ ← θ − lr · direction. `foreach=True` joins each group's parameters for one
+    `update` call (the same numbers; None or False, the default: one call per parameter).
     """
 
     elementwise = True
 
     def __init__(
         self, params: ParamsArgument, lr: float, momentum: float = 0.0, dampening: float = 0.0,
-        nesterov: bool = False, weight_decay: float = 0.0,
+        nesterov: bool = False, weight_decay: float = 0.0, *, foreach: bool | None = None,
     ) -> None:
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, nesterov=nesterov,
-                        weight_decay=weight_decay)
+                        weight_decay=weight_decay, foreach=foreach)
         super().__init__(params, defaults)
 
     def check_hyperparameters(self, group: dict) -> None:
@@ -258,15 +272,17 @@ class Adam(Optimizer):
 
     m ← β₁m + (1 − β₁)g, v ← β₂v + (1 − β₂)g², θ ← θ − lr · m̂ / (√v̂ + ε), where
     m̂ = m / (1 − β₁ᵗ) and v̂ = v / (1 − β₂ᵗ) undo the zero start of the averages.
+    `foreach=True` joins each group's parameters for one `update` call, as in `SGD`.
     """
 
     elementwise = True
 
     def __init__(
         self, params: ParamsArgument, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8, weight_decay: float = 0.0,
+        eps: float = 1e-8, weight_decay: float = 0.0, *, foreach: bool | None = None,
     ) -> None:
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        foreach=foreach)
         super().__init__(params, defaults)
 
     def check_hyperparameters(self, group: dict) -> None:
@@ -312,9 +328,10 @@ class AdamW(Adam):
 
     def __init__(
         self, params: ParamsArgument, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8, weight_decay: float = 1e-2,
+        eps: float = 1e-8, weight_decay: float = 1e-2, *, foreach: bool | None = None,
     ) -> None:
-        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay)
+        super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                         foreach=foreach)
 
     def update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
         """θ ← θ − lr · λ · θ (in place), then `adam_step` with the gradient as it is."""

@@ -14,8 +14,9 @@ import builtins
 
 import numpy as np
 
+from ._device import check_device, device
 from .generator import default_generator
-from .tensor import Tensor, _shape_args, concatenate, stack
+from .tensor import Tensor, _shape_args, concatenate, stack, unwrap
 
 # -- dtypes: NumPy's, under PyTorch's names (x.dtype == torch.float32 holds) -----------------
 
@@ -42,32 +43,6 @@ def _new(values: np.ndarray, dtype, requires_grad: builtins.bool) -> Tensor:
 
 
 # -- the device: the CPU only ------------------------------------------------------------------
-
-
-class device:
-    """A device name, as `torch.device`; the framework has only "cpu"."""
-
-    def __init__(self, type: str) -> None:  # noqa: A002 (PyTorch's name)
-        self.type = str(type).split(":")[0]
-
-    def __eq__(self, other) -> builtins.bool:
-        return self.type == (other.type if isinstance(other, device) else str(other))
-
-    def __hash__(self) -> builtins.int:
-        return hash(self.type)
-
-    def __repr__(self) -> str:
-        return f"device(type={self.type!r})"
-
-
-def check_device(op: str, where) -> None:
-    """Accept the CPU; any other device is a loud difference."""
-    name = where.type if isinstance(where, device) else str(where).split(":")[0]
-    if name != "cpu":
-        raise RuntimeError(
-            f"{op}: device {where!r}: the framework computes with NumPy on the CPU only; "
-            "use 'cpu' (or leave the tensor where it is)"
-        )
 
 
 class cuda:
@@ -170,7 +145,7 @@ def is_tensor(obj) -> builtins.bool:
 
 
 def _data(x) -> np.ndarray:
-    return x.data if isinstance(x, Tensor) else np.asarray(x)
+    return np.asarray(unwrap(x))
 
 
 # -- functions: torch.f(x, ...) is x.f(...) ---------------------------------------------------------

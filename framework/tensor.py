@@ -4,7 +4,7 @@ Every op is a `Function`: `forward(ctx, *arrays)` computes the result with NumPy
 and saves what the gradient needs on `ctx`; `backward(ctx, grad)` returns one
 gradient per positional input (None for inputs that are not tensors). The
 output tensor's `parents` are its inputs that require grad and its `grad_fn`
-maps its gradient to theirs, exactly the protocol Chapter 1's walk
+maps its gradient to theirs: the `autodiff.Node` protocol Chapter 1's walk
 (`autodiff.backpropagate`) follows; `Tensor.receive_grad` is how a tensor takes
 its gradient from it. Forward code is provided; the backward rules and that hook
 are the exercises.
@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import autodiff
+from ._device import check_device, device
 from ._dims import accepts_dim
-from .autodiff import backpropagate
+from .autodiff import _freed, backpropagate
 
 Shape = tuple[int, ...]
 Axis = int | tuple[int, ...] | None
@@ -86,6 +87,11 @@ def _unbroadcast_hint(grad_shape: Shape, shape: Shape) -> str:
     return " (did you forget unbroadcast?)" if broadcast else ""
 
 
+def unwrap(x):
+    """`x.data` for a Tensor, anything else as it is: for code that takes a tensor or an array."""
+    return x.data if isinstance(x, Tensor) else x
+
+
 class BackwardNode:
     """A tensor's `grad_fn`: calls its Function's backward, keeps the parents' gradients."""
 
@@ -116,13 +122,6 @@ class BackwardNode:
         return f"<{self.function.__name__}Backward>"
 
 
-def _freed(grad: np.ndarray) -> tuple:
-    raise RuntimeError(
-        "backward: this graph was already freed by an earlier backward(); pass "
-        "retain_graph=True to the first backward() to walk a graph twice, or rebuild it"
-    )
-
-
 class Function:
     """Subclass with `forward(ctx, *args)` and `backward(ctx, grad)`, then call `apply`.
 
@@ -141,7 +140,7 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs) -> Tensor:
         ctx = Context()
-        out = cls.forward(ctx, *[a.data if isinstance(a, Tensor) else a for a in args], **kwargs)
+        out = cls.forward(ctx, *[unwrap(a) for a in args], **kwargs)
         needs = [isinstance(a, Tensor) and a.requires_grad for a in args]
         if True not in needs or not autodiff.is_grad_enabled():
             return Tensor._make(out)
@@ -578,8 +577,8 @@ class MatMul(Function):
 def _plain_index(index):
     """Tensors inside an index become their arrays."""
     if isinstance(index, tuple):
-        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
-    return index.data if isinstance(index, Tensor) else index
+        return tuple(unwrap(i) for i in index)
+    return unwrap(index)
 
 
 class GetItem(Function):
@@ -874,8 +873,6 @@ class Tensor:
             else:
                 device = arg
         if device is not None:
-            from .surface import check_device
-
             check_device("to", device)
         if dtype is None or self.data.dtype == dtype:
             return Clone.apply(self) if copy else self
@@ -910,7 +907,8 @@ class Tensor:
         """Accumulate d(self)/d(leaf) · gradient into `.grad` of every leaf that requires grad.
 
         `gradient` (the cotangent) may be omitted only for a one-element tensor. The
-        graph is freed on the way unless `retain_graph=True`. `create_graph=True` (PyTorch's
+        graph is freed on the way unless `retain_graph=True`, as in PyTorch (`autodiff`'s
+        docstring states what is kept where). `create_graph=True` (PyTorch's
         double backward) is refused: the rules compute arrays, which have no graph.
         """
         if create_graph:
@@ -985,7 +983,7 @@ class Tensor:
     # -- comparisons: no gradient --------------------------------------------------------------
 
     def _compare(self, other, compare) -> Tensor:
-        other = other.data if isinstance(other, Tensor) else other
+        other = unwrap(other)
         return Tensor._make(compare(self.data, other))
 
     def __lt__(self, other):
@@ -1050,7 +1048,7 @@ class Tensor:
 
     def masked_fill(self, mask, value: float) -> Tensor:
         """`value` where mask is True, self elsewhere (mask broadcasts, as in PyTorch)."""
-        mask = mask.data if isinstance(mask, Tensor) else mask
+        mask = unwrap(mask)
         return Where.apply(mask, np.asarray(value, dtype=self.dtype), self)
 
     # -- reductions ------------------------------------------------------------------------------
@@ -1191,8 +1189,6 @@ class Tensor:
 
     @property
     def device(self):
-        from .surface import device
-
         return device("cpu")
 
     def view(self, *shape) -> Tensor:
@@ -1211,8 +1207,6 @@ class Tensor:
         return self
 
     def cuda(self, *args, **kwargs) -> Tensor:
-        from .surface import check_device
-
         check_device("cuda", "cuda")
 
     def t(self) -> Tensor:
@@ -1254,7 +1248,7 @@ class Tensor:
 
     def gather(self, dim: int, index) -> Tensor:
         """out[i][j] = self[i][index[i][j]] for dim=1 (PyTorch's gather)."""
-        index = index.data if isinstance(index, Tensor) else index
+        index = unwrap(index)
         return Gather.apply(self, normalize_axes(dim, self.ndim, "gather")[0], index)
 
     def triu(self, diagonal: int = 0) -> Tensor:
@@ -1271,14 +1265,18 @@ class Tensor:
     clip = clamp
 
     def softmax(self, dim: int) -> Tensor:
-        from .nn.functional import softmax
-
-        return softmax(self, dim=dim)
+        """eˣ / Σ eˣ along `dim`, from this chapter's ops: the maximum is subtracted first (as a
+        constant: softmax does not change under a shift), so no eˣ overflows. Chapter 3's
+        `nn.functional.softmax` computes the same as one op with its own rule; this file comes
+        before chapter 3's, so it does not call it."""
+        e = (self - self.amax(dim, keepdims=True).detach()).exp()
+        return e / e.sum(dim, keepdims=True)
 
     def log_softmax(self, dim: int) -> Tensor:
-        from .nn.functional import log_softmax
-
-        return log_softmax(self, dim=dim)
+        """x - log Σ eˣ along `dim`, shifted by the maximum as `softmax` is, so the log never
+        sees an underflowed 0 (chapter 3's `nn.functional.log_softmax` is the one-op form)."""
+        shifted = self - self.amax(dim, keepdims=True).detach()
+        return shifted - shifted.exp().sum(dim, keepdims=True).log()
 
     def add(self, other) -> Tensor:
         return self + other
@@ -1311,7 +1309,7 @@ class Tensor:
 
     def __setitem__(self, index, value) -> None:
         self._check_in_place("setitem")
-        self.data[_plain_index(index)] = value.data if isinstance(value, Tensor) else value
+        self.data[_plain_index(index)] = unwrap(value)
 
     def zero_(self) -> Tensor:
         self._check_in_place("zero_")
@@ -1325,27 +1323,27 @@ class Tensor:
 
     def add_(self, other) -> Tensor:
         self._check_in_place("add_")
-        self.data += other.data if isinstance(other, Tensor) else other
+        self.data += unwrap(other)
         return self
 
     def mul_(self, other) -> Tensor:
         self._check_in_place("mul_")
-        self.data *= other.data if isinstance(other, Tensor) else other
+        self.data *= unwrap(other)
         return self
 
     def copy_(self, source) -> Tensor:
         self._check_in_place("copy_")
-        self.data[...] = source.data if isinstance(source, Tensor) else source
+        self.data[...] = unwrap(source)
         return self
 
     def sub_(self, other) -> Tensor:
         self._check_in_place("sub_")
-        self.data -= other.data if isinstance(other, Tensor) else other
+        self.data -= unwrap(other)
         return self
 
     def div_(self, other) -> Tensor:
         self._check_in_place("div_")
-        self.data /= other.data if isinstance(other, Tensor) else other
+        self.data /= unwrap(other)
         return self
 
     # x += y changes x in place, as in PyTorch (`with no_grad(): w -= lr * w.grad`)
@@ -1357,7 +1355,7 @@ class Tensor:
 
 def tensor(data, requires_grad: bool = False, dtype=None) -> Tensor:
     """A new tensor holding a copy of `data` (as `torch.tensor`; `from_numpy` shares memory)."""
-    data = data.data if isinstance(data, Tensor) else data
+    data = unwrap(data)
     if isinstance(data, np.ndarray):
         data = data.copy()
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
@@ -1372,7 +1370,7 @@ def minimum(a, b) -> Tensor:
 
 
 def where(condition, a, b) -> Tensor:
-    condition = condition.data if isinstance(condition, Tensor) else condition
+    condition = unwrap(condition)
     return Where.apply(condition, a, b)
 
 

@@ -22,6 +22,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from checks.loader import ROOT
+
 # -- timing and threads ------------------------------------------------------------------
 
 
@@ -462,8 +464,8 @@ def agreement(losses: list[float], others: list[float], count: int = 10) -> floa
 
 
 def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Callable | None,
-                               steps: int, warmup: int,
-                               rounds: int = 4) -> tuple[dict, dict, dict | None]:
+                               steps: int, warmup: int, rounds: int = 4,
+                               torch_version: str | None = None) -> tuple[dict, dict, dict | None]:
     """The three sides of a workload timed in `rounds` rounds: in each, the framework and
     the floor take turns step by step, then PyTorch takes a block of steps.
 
@@ -488,7 +490,7 @@ def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Call
     torch_result = None
     if torch is not None:
         torch_result = {"ms_per_step": median_of(times["torch"]), "losses": torch_results,
-                        "version": torch_side().version()}
+                        "version": torch_version}
     return result, floor_result, torch_result
 
 
@@ -512,20 +514,34 @@ def side_by_side(result: dict, torch_result: dict | None, floor: dict) -> None:
     result["notes"] = notes + result.get("notes", [])
 
 
-# -- PyTorch, when it is there ---------------------------------------------------------------
+# -- W4: chapter 6's CNN on 256 digits --------------------------------------------------------
+
+W4_BATCH = 256
+# (in, out) channels of the two 3×3 convolutions (padding 1, each followed by ReLU and a 2×2
+# max pool), then the Linear layer (128 → 10): the CNN of chapter 6, 6,090 parameters
+W4_CONVS, W4_LINEAR = ((1, 16), (16, 32)), (128, 10)
+W4_PARAMETERS = 6_090
+DIGITS = ROOT / "solutions" / "framework" / "datasets" / "digits.npz"
 
 
-def torch_available() -> bool:
-    """Whether PyTorch is installed, without importing it; BENCH_NO_TORCH=1 hides it."""
-    import importlib.util
+def w4_data() -> tuple[np.ndarray, np.ndarray]:
+    """The first 256 images of digits.npz, in file order: float32 (256, 1, 8, 8) in [0, 1], labels."""
+    with np.load(DIGITS, allow_pickle=False) as archive:
+        images, labels = archive["images"][:W4_BATCH], archive["labels"][:W4_BATCH]
+    return np.divide(images[:, None], 16, dtype=np.float32), labels
 
-    return os.environ.get("BENCH_NO_TORCH") != "1" and importlib.util.find_spec("torch") is not None
 
+def w4_parameters() -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per layer (weight, bias), both U(±1/√fan_in), from default_rng(2): conv1, conv2, linear.
 
-def torch_side():
-    """checks.benchmarks.torch_side when PyTorch is importable, else None."""
-    if not torch_available():
-        return None
-    import checks.benchmarks.torch_side as side
-
-    return side
+    Layer by layer, the weight (PyTorch's layout: (out, in, 3, 3) or (out, in)) then the
+    bias, drawn in float64 and cast to float32; fan_in = in · 9 for a convolution.
+    """
+    rng = np.random.default_rng(2)
+    shapes = [((o, i, 3, 3), o) for i, o in W4_CONVS] + [((W4_LINEAR[1], W4_LINEAR[0]), W4_LINEAR[1])]
+    layers = []
+    for weight_shape, n_out in shapes:
+        bound = 1 / np.sqrt(np.prod(weight_shape[1:]))
+        weight = rng.uniform(-bound, bound, weight_shape).astype(np.float32)
+        layers.append((weight, rng.uniform(-bound, bound, n_out).astype(np.float32)))
+    return layers

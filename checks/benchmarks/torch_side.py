@@ -1,6 +1,6 @@
-"""W2 to W4 in PyTorch eager, from the same data and initial weights (floors.py, w4_cnn.py).
+"""W2 to W4 in PyTorch eager, from the same data and initial weights (floors.py).
 
-Imported only when PyTorch is importable (`floors.torch_side()`): PyTorch is the
+Imported only when PyTorch is importable (`with_torch.torch_side()`): PyTorch is the
 optional `compare` extra, never a requirement. Each function sets PyTorch's thread
 count to the one NumPy's BLAS uses, so both sides run on the same cores.
 """
@@ -161,12 +161,10 @@ def w3_step(batches: int):
 
 def w4_step():
     """W4's training step, returning the loss: chapter 6's CNN on 256 digits, Adam."""
-    from checks.benchmarks import w4_cnn
-
     _same_threads()
-    X, y = (torch.from_numpy(a) for a in w4_cnn.w4_data())
-    (i1, o1), (i2, o2) = w4_cnn.CONVS
+    X, y = (torch.from_numpy(a) for a in floors.w4_data())
+    (i1, o1), (i2, o2) = floors.W4_CONVS
     model = nn.Sequential(nn.Conv2d(i1, o1, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Conv2d(i2, o2, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Flatten(), nn.Linear(*w4_cnn.LINEAR))
-    return _adam_step(model, (0, 3, 7), w4_cnn.w4_parameters(), X, y)
+                          nn.Flatten(), nn.Linear(*floors.W4_LINEAR))
+    return _adam_step(model, (0, 3, 7), floors.w4_parameters(), X, y)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-from checks.benchmarks import floors
+from checks.benchmarks import floors, with_torch
 
 
 def submodule(fw, name: str):
@@ -44,7 +44,7 @@ def adam_trainer(fw, model, X, y):
     functional, optim = submodule(fw, "nn.functional"), submodule(fw, "optim")
     inputs, targets = fw.Tensor(X), fw.Tensor(y)
     optimizer = optim.Adam(model.parameters(), lr=floors.W2_LR, betas=floors.W2_BETAS,
-                           eps=floors.W2_EPS)
+                           eps=floors.W2_EPS, foreach=True)
 
     def step() -> float:
         optimizer.zero_grad()
@@ -63,9 +63,9 @@ def run(fw, steps: int, warmup: int) -> dict:
         return {"ms_per_step": ms, "losses": losses}
     # at least 200 steps each: a step is about a millisecond, and a short run is mostly noise
     steps = max(steps, 200)
-    torch_side = floors.torch_side()
+    torch_side = with_torch.torch_side()
     result, floor, torch_result = floors.timed_with_floor_and_torch(
         trainer(fw), floors.w2_floor_step(), torch_side.w2_step() if torch_side else None,
-        steps, warmup)
+        steps, warmup, torch_version=torch_side.version() if torch_side else None)
     floors.side_by_side(result, torch_result, floor)
     return result

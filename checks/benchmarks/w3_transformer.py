@@ -6,7 +6,7 @@ import gc
 import os
 import tracemalloc
 
-from checks.benchmarks import floors
+from checks.benchmarks import floors, with_torch
 from checks.benchmarks.w2_mlp import submodule
 
 MEMORY_STEPS = 200
@@ -41,7 +41,7 @@ def trainer(fw, steps: int):
     functional, optim = submodule(fw, "nn.functional"), submodule(fw, "optim")
     model = make_model(fw)
     optimizer = optim.Adam(model.parameters(), lr=floors.W3_LR, betas=floors.W3_BETAS,
-                           eps=floors.W3_EPS)
+                           eps=floors.W3_EPS, foreach=True)
     batches = iter(floors.w3_batches(steps))
 
     def step() -> float:
@@ -125,10 +125,11 @@ def run(fw, steps: int, warmup: int) -> dict:
     if steps < 5:  # quick mode: a smoke run, untimed, without PyTorch or the memory run
         ms, losses = floors.median_ms(trainer(fw, warmup + steps), steps, warmup)
         return {"ms_per_step": ms, "losses": losses}
-    torch_side = floors.torch_side()
+    torch_side = with_torch.torch_side()
     result, floor, torch_result = floors.timed_with_floor_and_torch(
         trainer(fw, warmup + steps), floors.w3_floor_step(),
-        torch_side.w3_step(warmup + steps) if torch_side else None, steps, warmup)
+        torch_side.w3_step(warmup + steps) if torch_side else None, steps, warmup,
+        torch_version=torch_side.version() if torch_side else None)
     floor["gflop"] = floors.w3_gflop()
     floors.side_by_side(result, torch_result, floor)
     result["notes"].append(f"the floor: {floor['gflop']:.2f} GFLOP of matrix products per step")

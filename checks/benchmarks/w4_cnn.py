@@ -1,7 +1,7 @@
 """W4: chapter 6's CNN on a batch of 256 digits, Adam (checks/benchmarks/README.md).
 
-Everything the framework, the floor and PyTorch share is here: the batch, the weights and
-the order they are drawn in. The floor is the step written directly in NumPy: each
+Everything the framework, the floor and PyTorch share is in floors.py: the batch, the
+weights and the order they are drawn in. The floor is the step written directly in NumPy: each
 convolution unfolded with `sliding_window_view` into columns and multiplied (forward and
 weight gradient), the input gradient as the columns' gradient folded back (col2im), 2×2
 pooling by reshaping, and the same Adam on one flat buffer as W2's floor.
@@ -14,39 +14,9 @@ from collections.abc import Callable
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from checks.benchmarks import floors
+from checks.benchmarks import floors, with_torch
+from checks.benchmarks.floors import W4_CONVS, W4_LINEAR, w4_data, w4_parameters
 from checks.benchmarks.w2_mlp import adam_trainer, load_weights, submodule
-from checks.loader import ROOT
-
-BATCH = 256
-# (in, out) channels of the two 3×3 convolutions (padding 1, each followed by ReLU and a 2×2
-# max pool), then the Linear layer (128 → 10): the CNN of chapter 6, 6,090 parameters
-CONVS, LINEAR = ((1, 16), (16, 32)), (128, 10)
-W4_PARAMETERS = 6_090
-DIGITS = ROOT / "solutions" / "framework" / "datasets" / "digits.npz"
-
-
-def w4_data() -> tuple[np.ndarray, np.ndarray]:
-    """The first 256 images of digits.npz, in file order: float32 (256, 1, 8, 8) in [0, 1], labels."""
-    with np.load(DIGITS, allow_pickle=False) as archive:
-        images, labels = archive["images"][:BATCH], archive["labels"][:BATCH]
-    return np.divide(images[:, None], 16, dtype=np.float32), labels
-
-
-def w4_parameters() -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per layer (weight, bias), both U(±1/√fan_in), from default_rng(2): conv1, conv2, linear.
-
-    Layer by layer, the weight (PyTorch's layout: (out, in, 3, 3) or (out, in)) then the
-    bias, drawn in float64 and cast to float32; fan_in = in · 9 for a convolution.
-    """
-    rng = np.random.default_rng(2)
-    shapes = [((o, i, 3, 3), o) for i, o in CONVS] + [((LINEAR[1], LINEAR[0]), LINEAR[1])]
-    layers = []
-    for weight_shape, n_out in shapes:
-        bound = 1 / np.sqrt(np.prod(weight_shape[1:]))
-        weight = rng.uniform(-bound, bound, weight_shape).astype(np.float32)
-        layers.append((weight, rng.uniform(-bound, bound, n_out).astype(np.float32)))
-    return layers
 
 
 class W4Floor:
@@ -56,7 +26,7 @@ class W4Floor:
 
     def __init__(self, X: np.ndarray, y: np.ndarray, layers):
         self.X, self.y = X, y
-        self.onehot = np.eye(LINEAR[1], dtype=np.float32)[y]
+        self.onehot = np.eye(W4_LINEAR[1], dtype=np.float32)[y]
         sizes = [a.size for pair in layers for a in pair]
         self.flat = np.concatenate([a.ravel() for pair in layers for a in pair])
         self.grad = np.zeros_like(self.flat)
@@ -147,10 +117,10 @@ def w4_floor_step() -> Callable[[], float]:
 def make_model(fw):
     """The framework's CNN of chapter 6, with w4_parameters()."""
     nn = submodule(fw, "nn")
-    (i1, o1), (i2, o2) = CONVS
+    (i1, o1), (i2, o2) = W4_CONVS
     model = nn.Sequential(nn.Conv2d(i1, o1, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Conv2d(i2, o2, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Flatten(), nn.Linear(*LINEAR))
+                          nn.Flatten(), nn.Linear(*W4_LINEAR))
     layers = [m for m in model if hasattr(m, "weight")]
     load_weights([p for layer in layers for p in (layer.weight, layer.bias)],
                  [a for pair in w4_parameters() for a in pair])
@@ -168,8 +138,9 @@ def run(fw, steps: int, warmup: int) -> dict:
         ms, losses = floors.median_ms(trainer(fw), steps, warmup)
         return {"ms_per_step": ms, "losses": losses}
     steps = max(steps, 60)  # a step is tens of milliseconds: 60 of each take a few seconds
-    torch_side = floors.torch_side()
+    torch_side = with_torch.torch_side()
     result, floor, torch_result = floors.timed_with_floor_and_torch(
-        trainer(fw), w4_floor_step(), torch_side.w4_step() if torch_side else None, steps, warmup)
+        trainer(fw), w4_floor_step(), torch_side.w4_step() if torch_side else None, steps, warmup,
+        torch_version=torch_side.version() if torch_side else None)
     floors.side_by_side(result, torch_result, floor)
     return result

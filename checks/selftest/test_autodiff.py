@@ -52,3 +52,47 @@ def test_negation_and_reflected_ops_compose():
     out = 1.0 - a / 2.0 + (-a) * 2.0
     out.backward()
     assert out.data == pytest.approx(-6.5) and a.grad == pytest.approx(-2.5)
+
+
+def test_value_and_tensor_implement_the_node_protocol():
+    value = fw.Value(2.0) * fw.Value(3.0)
+    tensor = fw.tensor([1.0, 2.0], requires_grad=True) * 2.0
+    assert isinstance(value, fw.autodiff.Node) and isinstance(tensor, fw.autodiff.Node)
+
+
+def test_backpropagate_frees_a_value_graph_without_retain_graph():
+    x = fw.Value(2.0)
+    y = x * x
+    fw.backpropagate(y, 1.0, retain_graph=False)
+    assert x.grad == 4.0 and y.parents == ()
+    with pytest.raises(RuntimeError, match="already freed.*retain_graph=True"):
+        y.backward()
+
+
+def test_value_backward_keeps_its_graph_unless_told_not_to():
+    x = fw.Value(1.5)
+    y = x * x
+    y.backward()
+    y.backward()
+    assert x.grad == 2 * 3.0
+    y.backward(retain_graph=False)
+    with pytest.raises(RuntimeError, match="already freed"):
+        y.backward()
+
+
+def test_backpropagate_walks_any_node_that_implements_the_protocol():
+    class Scalar:
+        def __init__(self, parents=(), grad_fn=None):
+            self.parents, self.grad_fn, self.grad, self.released = parents, grad_fn, 0.0, False
+
+        def receive_grad(self, grad):
+            self.grad += grad
+
+        def release(self):
+            self.released = True
+
+    leaf = Scalar()
+    root = Scalar((leaf,), lambda g: (3.0 * g,))
+    assert isinstance(root, fw.autodiff.Node)
+    fw.backpropagate(root, 2.0, retain_graph=False)
+    assert leaf.grad == 6.0 and root.released and not leaf.released

@@ -1,12 +1,11 @@
 """The benchmark workloads: quick runs work, and each floor is the framework's own math."""
 
 import gc
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from checks.benchmarks import floors, w1_scalar, w2_mlp, w3_transformer, w4_cnn
+from checks.benchmarks import floors, w1_scalar, w2_mlp, w3_transformer, w4_cnn, with_torch
 from checks.loader import load_framework
 from checks.tools import bench
 
@@ -100,7 +99,7 @@ def test_the_floors_time_their_steps():
 
 
 def test_bench_hides_torch_on_request(without_torch):
-    assert floors.torch_side() is None
+    assert with_torch.torch_side() is None
 
 
 def test_bench_quick_runs_every_workload_without_torch(without_torch, capsys, monkeypatch):
@@ -142,9 +141,9 @@ def test_pytorch_takes_blocks_between_rounds_of_the_framework_and_floor_taking_t
     def contender(name):
         return lambda: calls.append(name) or 1.0
 
-    monkeypatch.setattr(floors, "torch_side", lambda: SimpleNamespace(version=lambda: "test"))
     framework, floor, torch = floors.timed_with_floor_and_torch(
-        contender("a"), contender("b"), contender("t"), steps=4, warmup=1, rounds=2)
+        contender("a"), contender("b"), contender("t"), steps=4, warmup=1, rounds=2,
+        torch_version="test")
     assert "".join(calls) == "ab" + "t" + "abba" + "tt" + "abba" + "tt"
     assert len(framework["losses"]) == len(floor["losses"]) == len(torch["losses"]) == 5
     assert torch["version"] == "test" and framework["ms_per_step"] > 0
@@ -192,12 +191,12 @@ def test_w1_quick_run_trains_the_reference():
 
 
 def test_w4_shares_the_chapter_6_cnn_its_batch_and_weights():
-    X, y = w4_cnn.w4_data()
+    X, y = floors.w4_data()
     assert X.shape == (256, 1, 8, 8) and X.dtype == np.float32 and X.max() == 1.0
     with np.load(fw.data.DIGITS_FILE) as archive:
         assert np.array_equal(y, archive["labels"][:256])
-    layers = w4_cnn.w4_parameters()
-    assert sum(a.size for pair in layers for a in pair) == w4_cnn.W4_PARAMETERS
+    layers = floors.w4_parameters()
+    assert sum(a.size for pair in layers for a in pair) == floors.W4_PARAMETERS
     assert [w.shape for w, _ in layers] == [(16, 1, 3, 3), (32, 16, 3, 3), (10, 128)]
     first = np.random.default_rng(2).uniform(-1 / 3, 1 / 3, (16, 1, 3, 3)).astype(np.float32)
     assert np.array_equal(layers[0][0], first)

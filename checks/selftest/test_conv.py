@@ -86,6 +86,12 @@ def test_pooling_modules_and_flatten():
     assert not list(nn.MaxPool2d(2).parameters()) and not list(nn.Flatten().parameters())
 
 
+def test_average_pooling_is_not_a_kind_of_max_pooling():
+    assert not isinstance(nn.AvgPool2d(2), nn.MaxPool2d)
+    assert not isinstance(nn.MaxPool2d(2), nn.AvgPool2d)
+    assert repr(nn.AvgPool2d(2, 1)) == "AvgPool2d(kernel_size=2, stride=1)"
+
+
 def test_the_ops_are_where_pytorch_has_them():
     assert F.conv2d is conv.conv2d and F.max_pool2d is conv.max_pool2d
     assert F.avg_pool2d is conv.avg_pool2d

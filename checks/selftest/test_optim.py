@@ -73,11 +73,12 @@ def test_parameters_must_be_a_list_of_floating_tensors():
 def test_defaults_are_pytorchs():
     w = param(1.0)
     assert optim.Adam([w]).param_groups[0] | {"params": None} == {
-        "params": None, "lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0}
+        "params": None, "lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
+        "foreach": None}
     assert optim.AdamW([w]).param_groups[0]["weight_decay"] == 1e-2
     assert optim.SGD([w], lr=0.1).param_groups[0] | {"params": None} == {
         "params": None, "lr": 0.1, "momentum": 0.0, "dampening": 0.0, "nesterov": False,
-        "weight_decay": 0.0}
+        "weight_decay": 0.0, "foreach": None}
 
 
 def test_groups_take_their_own_values_and_the_defaults_for_the_rest():
@@ -132,22 +133,56 @@ def test_float32_parameters_stay_float32_and_are_updated_in_place(make):
             assert not isinstance(value, np.ndarray) or value.dtype == np.float32
 
 
-# -- the joined ("foreach") step: one update on a whole group, the same numbers ----------------------
+# -- the joined (foreach=True) step: one update on a whole group, the same numbers ------------------
 
 JOINABLE = {
-    "SGD momentum": lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1),
-    "Adam": lambda ps: optim.Adam(ps, lr=0.1, betas=(0.8, 0.9), weight_decay=0.1),
-    "AdamW": lambda ps: optim.AdamW(ps, lr=0.1),
+    "SGD momentum": lambda ps, **kw: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True,
+                                               weight_decay=0.1, **kw),
+    "Adam": lambda ps, **kw: optim.Adam(ps, lr=0.1, betas=(0.8, 0.9), weight_decay=0.1, **kw),
+    "AdamW": lambda ps, **kw: optim.AdamW(ps, lr=0.1, **kw),
 }
 
 
-def one_by_one(make):
-    """The same optimizer with the joined step turned off: one update per parameter."""
-    def made(params):
-        opt = make(params)
-        opt.elementwise = False
-        return opt
-    return made
+def joined_adam(params, lr=0.1):
+    return optim.Adam(params, lr=lr, foreach=True)
+
+
+class ShapeRecordingSGD(optim.SGD):
+    """SGD whose update records the shape of every array it is given."""
+
+    def __init__(self, params, **kwargs):
+        super().__init__(params, lr=0.1, **kwargs)
+        self.seen = []
+
+    def update(self, param, grad, state, group):
+        self.seen.append(param.shape)
+        super().update(param, grad, state, group)
+
+
+def test_update_sees_each_parameters_own_shape_by_default():
+    params = [Tensor(np.zeros((2, 3)), requires_grad=True), Tensor(np.zeros(4), requires_grad=True)]
+    for p in params:
+        p.grad = np.ones_like(p.data)
+    opt = ShapeRecordingSGD(params)
+    opt.step()
+    assert opt.seen == [(2, 3), (4,)]
+
+
+def test_update_sees_one_joined_vector_with_foreach():
+    params = [Tensor(np.zeros((2, 3)), requires_grad=True), Tensor(np.zeros(4), requires_grad=True)]
+    for p in params:
+        p.grad = np.ones_like(p.data)
+    opt = ShapeRecordingSGD(params, foreach=True)
+    opt.step()
+    assert opt.seen == [(10,)]
+
+
+def test_foreach_is_refused_for_an_update_that_is_not_elementwise():
+    class Shaped(optim.SGD):
+        elementwise = False
+
+    with pytest.raises(ValueError, match=r"Shaped: foreach=True joins .* leave foreach off"):
+        Shaped([param(1.0, 2.0)], lr=0.1, foreach=True)
 
 
 def shapes_and_grads(seed=0, steps=4):
@@ -161,9 +196,9 @@ def shapes_and_grads(seed=0, steps=4):
 def test_the_joined_step_moves_every_parameter_exactly_as_one_update_each(make):
     init, grads = shapes_and_grads()
     joined_params = [Tensor(a.copy(), requires_grad=True) for a in init]
-    joined = make(joined_params)
+    joined = make(joined_params, foreach=True)
     alone_params = [Tensor(a.copy(), requires_grad=True) for a in init]
-    alone = one_by_one(make)(alone_params)
+    alone = make(alone_params)  # the default: one update per parameter
     for got, want in zip(run(joined, joined_params, grads), run(alone, alone_params, grads)):
         assert np.array_equal(got, want)
     saved, expected = joined.state_dict(), alone.state_dict()
@@ -177,7 +212,7 @@ def test_a_parameter_that_missed_a_step_keeps_its_own_step_count():
     init, grads = shapes_and_grads()
     params = [Tensor(a.copy(), requires_grad=True) for a in init]
     alone_params = [Tensor(a.copy(), requires_grad=True) for a in init]
-    joined, alone = optim.Adam(params, lr=0.1), one_by_one(lambda ps: optim.Adam(ps, lr=0.1))(alone_params)
+    joined, alone = joined_adam(params), optim.Adam(alone_params, lr=0.1)
     for k, g in enumerate(grads):
         for ps in (params, alone_params):
             for i, (p, gp) in enumerate(zip(ps, g)):
@@ -192,7 +227,7 @@ def test_a_parameter_that_missed_a_step_keeps_its_own_step_count():
 def test_the_joined_state_is_the_per_parameter_state_seen_through_views():
     init, grads = shapes_and_grads(steps=2)
     params = [Tensor(a.copy(), requires_grad=True) for a in init]
-    opt = optim.Adam(params, lr=0.1)
+    opt = joined_adam(params)
     run(opt, params, grads[:1])
     for p in params:  # a write through the per-parameter state reaches the next joined step
         opt.state[p]["exp_avg"][...] = 0.0
@@ -208,7 +243,7 @@ def test_the_joined_state_is_the_per_parameter_state_seen_through_views():
 def test_a_state_loaded_into_the_same_optimizer_replaces_the_joined_state():
     init, grads = shapes_and_grads()
     params = [Tensor(a.copy(), requires_grad=True) for a in init]
-    opt = optim.Adam(params, lr=0.1)
+    opt = joined_adam(params)
     run(opt, params, grads[:2])
     saved, saved_data = opt.state_dict(), [p.data.copy() for p in params]
     run(opt, params, grads[2:3])
@@ -226,7 +261,7 @@ def test_a_state_replaced_between_steps_is_joined_afresh():
     init, grads = shapes_and_grads()
     params = [Tensor(a.copy(), requires_grad=True) for a in init]
     alone_params = [Tensor(a.copy(), requires_grad=True) for a in init]
-    joined, alone = optim.Adam(params, lr=0.1), one_by_one(lambda ps: optim.Adam(ps, lr=0.1))(alone_params)
+    joined, alone = joined_adam(params), optim.Adam(alone_params, lr=0.1)
     run(joined, params, grads[:2])
     run(alone, alone_params, grads[:2])
     # a copy holds the same arrays and numbers, but it is not the dict the join writes into
@@ -240,7 +275,7 @@ def test_a_state_replaced_between_steps_is_joined_afresh():
 
 def test_a_parameter_given_new_data_of_another_shape_is_joined_afresh():
     params = [param(1.0, 2.0), param(3.0)]
-    opt = optim.SGD(params, lr=0.5)
+    opt = optim.SGD(params, lr=0.5, foreach=True)
     for p in params:
         p.grad = np.ones_like(p.data)
     opt.step()
@@ -256,7 +291,7 @@ def test_a_parameter_cast_to_float64_between_steps_is_joined_afresh():
     """Module.to swaps a parameter's array for one of another dtype: the joined float32 buffer
     must not keep stepping it, rounding every update to float32."""
     params = [param(1.0, 2.0, dtype=np.float32), param(3.0, dtype=np.float32)]
-    opt = optim.SGD(params, lr=1.0)
+    opt = optim.SGD(params, lr=1.0, foreach=True)
     for p in params:
         p.grad = np.ones_like(p.data)
     opt.step()
@@ -270,7 +305,7 @@ def test_a_parameter_cast_to_float64_between_steps_is_joined_afresh():
 
 def test_parameters_of_different_dtypes_are_updated_one_by_one():
     a, b = param(1.0, 2.0, dtype=np.float32), param(3.0)
-    opt = optim.Adam([a, b], lr=0.1)
+    opt = optim.Adam([a, b], lr=0.1, foreach=True)
     for _ in range(2):
         a.grad, b.grad = np.array([1.0, -1.0], dtype=np.float32), np.array([2.0])
         opt.step()

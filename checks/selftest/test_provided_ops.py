@@ -130,7 +130,7 @@ NOT_FLOAT_OPS = {
     "data", "grad", "requires_grad", "parents", "grad_fn", "op", "label", "shape", "ndim", "size",
     "dtype", "item", "numpy", "requires_grad_", "receive_grad", "release", "backward",
     # functions of framework.nn.functional that are no op of their own: helpers and re-exports
-    "F.default_generator", "F.broadcast_failure", "F.stable_sigmoid", "F.unbroadcast",
+    "F.default_generator", "F.broadcast_failure", "F.stable_sigmoid", "F.unbroadcast", "F.unwrap",
 }
 TENSOR_DUNDER_OPS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                      "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__neg__",

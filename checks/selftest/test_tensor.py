@@ -1,9 +1,12 @@
 """Provided parts of chapter 2 (the reference): the ops learners do not write, dtypes, messages."""
 
+import importlib
+import re
+
 import numpy as np
 import pytest
 
-from checks.loader import load_framework
+from checks.loader import impl_folder, load_framework
 
 fw = load_framework("solutions")
 Tensor = fw.Tensor
@@ -303,3 +306,24 @@ def test_reductions_read_negative_axes_from_the_end_forward_and_backward(name, n
     np.testing.assert_array_equal(results[0][0], getattr(np, name)(x, axis=negative))
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+# -- unwrap: the one way to take the array out of a tensor or an array ------------------------------
+
+
+def test_unwrap_gives_a_tensors_array_and_anything_else_as_it_is():
+    unwrap = importlib.import_module("framework.tensor").unwrap
+    array, values = np.arange(3.0), [1, 2]
+    assert unwrap(Tensor(array)) is array
+    assert unwrap(array) is array and unwrap(values) is values
+
+
+def test_the_package_unwraps_only_through_unwrap_outside_the_exercises():
+    """`x.data if isinstance(x, Tensor) else x` is written once, in unwrap; a solution region
+    (the learner's own code) may write it as it likes."""
+    written = re.compile(r"(\w+)\.data if isinstance\(\1, Tensor\) else")
+    found = []
+    for path in sorted((impl_folder("solutions") / "framework").rglob("*.py")):
+        text = re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "", path.read_text(), flags=re.S)
+        found += [f"{path.name}: {m.group(0)}" for m in written.finditer(text)]
+    assert found == ["tensor.py: x.data if isinstance(x, Tensor) else"], found

@@ -38,6 +38,7 @@ GRADCHECKED = {
     "flatten(0, 1)": (lambda a: a.flatten(0, 1), [spaced(2, 3, 2)]),
     "transpose(dim0=0, dim1=2)": (lambda a: a.transpose(dim0=0, dim1=2), [spaced(2, 3, 4)]),
     "softmax(dim=0)": (lambda a: a.softmax(dim=0), [spaced(3, 2)]),
+    "log_softmax(dim=1)": (lambda a: a.log_softmax(dim=1), [spaced(3, 2)]),
     "sum(dim=1, keepdim=True)": (lambda a: a.sum(dim=1, keepdim=True), [spaced(2, 3)]),
     "mean(dim=-1)": (lambda a: fw.mean(a, dim=-1), [spaced(2, 3)]),
     "squeeze(dim=1)": (lambda a: a.squeeze(dim=1), [spaced(2, 1, 3)]),
@@ -159,6 +160,18 @@ def test_softmax_and_log_softmax_take_dim():
     assert np.allclose(F.softmax(Tensor(a), dim=0).data, F.softmax(Tensor(a), axis=0).data)
     assert np.allclose(F.log_softmax(Tensor(a), dim=0).data, Tensor(a).log_softmax(0).data)
     assert np.allclose(F.softmax(Tensor(a)).data.sum(axis=-1), 1.0)  # PyTorch's implicit dim 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_tensor_methods_agree_with_the_functional_ops_also_for_large_inputs(dtype):
+    """Tensor.softmax and log_softmax are built from chapter 2's ops; F's are chapter 3's ops."""
+    a = (spaced(3, 4) * 400.0).astype(dtype)  # e^400 overflows: the maximum must come off first
+    tolerance = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    for dim in (0, 1, -1):
+        soft, log_soft = Tensor(a).softmax(dim), Tensor(a).log_softmax(dim)
+        assert soft.dtype == log_soft.dtype == dtype
+        np.testing.assert_allclose(soft.data, F.softmax(Tensor(a), dim=dim).data, **tolerance)
+        np.testing.assert_allclose(log_soft.data, F.log_softmax(Tensor(a), dim=dim).data, **tolerance)
 
 
 def test_softmax_without_dim_beyond_two_axes_is_refused():

@@ -17,7 +17,8 @@ import json
 import sys
 import time
 
-from checks.benchmarks.floors import blas_threads, torch_available
+from checks.benchmarks.floors import blas_threads
+from checks.benchmarks.with_torch import torch_available
 from checks.loader import ROOT, load_framework
 
 WORKLOADS = [

@@ -13,33 +13,8 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
 from checks.exercises import chapter
 from checks.tools.processes import run_many
-
-
-def show(value) -> str:
-    if isinstance(value, np.ndarray) or hasattr(value, "numpy"):
-        array = value.numpy() if hasattr(value, "numpy") else value
-        return np.array2string(np.asarray(array), precision=4, threshold=20)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    if isinstance(value, (list, tuple)):
-        return "(" + ", ".join(show(v) for v in value) + ")"
-    return repr(value)
-
-
-def failure(error: BaseException) -> str:
-    """What a probe's value shows when the code compared raised instead of returning."""
-    if isinstance(error, KeyboardInterrupt):  # Ctrl-C stops the comparison, as anywhere else
-        raise error
-    from checks.tools.run_exercise import stub_of, text
-
-    if stub_of(error):
-        return f"not implemented yet (exercise {stub_of(error)})"
-    message = text(error)
-    return type(error).__name__ + (f": {message}" if message else "")
 
 
 def values(number: int, impl: str, time_limit: float | None = None) -> dict:

@@ -12,7 +12,6 @@ Prints the table of mutant → killing check; exit status 0 only if all hold.
 from __future__ import annotations
 
 import argparse
-import importlib
 import shutil
 import sys
 import tempfile
@@ -20,20 +19,12 @@ import time
 from pathlib import Path
 
 from checks.exercises import CHAPTERS, Exercise
-from checks.mutants import Mutant
+from checks.mutants import Mutant, hand_written
 from checks.tools.processes import run_many
 from checks.tools.regions import python_files, randomize_outputs, rewrite, stub
 from checks.tools.student import REFERENCE
 
 PROFILE = "proof"
-
-
-def hand_written(chapter: int) -> list[Mutant]:
-    try:
-        module = importlib.import_module(f"checks.mutants.chapter{chapter}")
-    except ModuleNotFoundError:
-        return []
-    return module.MUTANTS
 
 
 def copy_reference(edit) -> Path:

@@ -41,7 +41,7 @@ def id_problems(chapter: int, checks: list, probes: dict, mutants: list) -> list
 def problems() -> list[str]:
     """`id_problems` of every chapter in the course, its grader imported on the reference."""
     from checks import harness
-    from checks.tools.proof import hand_written
+    from checks.mutants import hand_written
 
     # the graders build some inputs at import, which the learner's stubs cannot
     impl, os.environ["IMPL"] = os.environ.get("IMPL"), "solutions"

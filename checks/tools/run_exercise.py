@@ -27,6 +27,8 @@ import time
 import traceback
 from pathlib import Path
 
+import numpy as np
+
 from checks.exercises import CHAPTERS, exercise
 from checks.loader import impl_folder
 
@@ -260,10 +262,30 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool,
     return result
 
 
+def show(value) -> str:
+    if isinstance(value, np.ndarray) or hasattr(value, "numpy"):
+        array = value.numpy() if hasattr(value, "numpy") else value
+        return np.array2string(np.asarray(array), precision=4, threshold=20)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(show(v) for v in value) + ")"
+    return repr(value)
+
+
+def failure(error: BaseException) -> str:
+    """What a probe's value shows when the code compared raised instead of returning."""
+    if isinstance(error, KeyboardInterrupt):  # Ctrl-C stops the comparison, as anywhere else
+        raise error
+    if stub_of(error):
+        return f"not implemented yet (exercise {stub_of(error)})"
+    message = text(error)
+    return type(error).__name__ + (f": {message}" if message else "")
+
+
 def probe_values(probe, fw) -> dict[str, str]:
     """The probe's values as `compare` shows them, each op on its own."""
     from checks.harness import computed
-    from checks.tools.compare import failure, show
 
     try:
         values = probe(fw)

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..generator import default_generator
-from ..tensor import Tensor
+from ..tensor import Tensor, unwrap
 from . import functional as F
 from . import init
 
@@ -205,7 +205,7 @@ class Module:
             problems.append(f"missing keys {missing}")
         if strict and unexpected:
             problems.append(f"unexpected keys {unexpected}")
-        arrays = {name: _as_array(state[name]) for name in targets if name in state}
+        arrays = {name: np.asarray(unwrap(state[name])) for name in targets if name in state}
         for name, array in arrays.items():  # in the model's order
             problems += _load_problems(name, array, targets[name])
         if problems:
@@ -238,10 +238,6 @@ class Module:
                  for key, child in self._modules.items()]
         head = f"{name}({self.extra_repr()}" if self.extra_repr() else f"{name}("
         return head + "\n" + "\n".join(lines) + "\n)"
-
-
-def _as_array(value) -> np.ndarray:
-    return np.asarray(value.data if isinstance(value, Tensor) else value)
 
 
 def _load_problems(name: str, array: np.ndarray, target: np.ndarray) -> list[str]:
@@ -400,21 +396,26 @@ class Conv2d(Module):
                 f"stride={self.stride}, padding={self.padding}, bias={self.bias is not None}")
 
 
-class MaxPool2d(Module):
-    """The maximum of each kernel_size window, windows `stride` apart (default: side by side)."""
+class _Pool2d(Module):
+    """What the pooling layers share: a kernel_size window, windows `stride` apart (default:
+    side by side), and no parameters; each subclass says what it takes of a window."""
 
     def __init__(self, kernel_size, stride=None) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.max_pool2d(x, self.kernel_size, self.stride)
-
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}"
 
 
-class AvgPool2d(MaxPool2d):
+class MaxPool2d(_Pool2d):
+    """The maximum of each kernel_size window, windows `stride` apart (default: side by side)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool2d(x, self.kernel_size, self.stride)
+
+
+class AvgPool2d(_Pool2d):
     """The mean of each kernel_size window, windows `stride` apart (default: side by side)."""
 
     def forward(self, x: Tensor) -> Tensor:
@@ -455,7 +456,7 @@ def _checkpoint_key(key) -> str:
 def _checkpoint_array(key: str, value) -> np.ndarray:
     """The value as an array of real numbers (bool, integers or floats), or a ValueError."""
     try:
-        array = np.asarray(value.data if isinstance(value, Tensor) else value)
+        array = np.asarray(unwrap(value))
     except ValueError as error:  # NumPy refuses ragged nested lists
         raise ValueError(f"save: the value of {key!r} is not rectangular ({error}); give every "
                          "row the same length; nothing was written") from None

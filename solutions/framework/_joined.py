@@ -3,10 +3,11 @@
 Every update rule of chapter 4 treats each element on its own, so running it once on a
 group's parameters, gradients and state arrays joined end to end gives the same numbers
 as running it once per parameter, in a dozen NumPy calls instead of a dozen per
-parameter (PyTorch's "foreach" implementation does the same). `Optimizer.step` uses it
-for optimizers that set `elementwise = True`; the learner's `update` cannot tell the
-difference. Nothing here is an exercise: it is bookkeeping, kept out of `optim.py` so
-that file reads as the lesson.
+parameter (PyTorch's `foreach=True` implementation does the same). `Optimizer.step` uses
+it for a group built with `foreach=True` (allowed only where the class sets
+`elementwise = True`). The learner's `update` then sees flat vectors, not each
+parameter's shape: a rule that looks at shapes must leave foreach off. Nothing here is
+an exercise: it is bookkeeping, kept out of `optim.py` so that file reads as the lesson.
 """
 
 from __future__ import annotations

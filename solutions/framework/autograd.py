@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .autodiff import enable_grad, is_grad_enabled, no_grad, set_grad_enabled, topological_order
-from .tensor import BackwardNode, Context, Tensor, unbroadcast
+from .tensor import BackwardNode, Context, Tensor, unbroadcast, unwrap
 
 __all__ = [
     "Function", "FunctionCtx", "enable_grad", "grad", "is_grad_enabled", "no_grad",
@@ -58,7 +58,7 @@ def _array(grad, shape, op: str, i: int):
     if not isinstance(grad, (Tensor, np.ndarray)):
         raise TypeError(
             f"{op}.backward: gradient {i} is a {type(grad).__name__}, not a Tensor or None")
-    grad = grad.data if isinstance(grad, Tensor) else grad
+    grad = unwrap(grad)
     if shape is None or grad.shape == shape:
         return grad
     try:
@@ -147,7 +147,7 @@ def grad(
                 f"grad: an output of shape {out.shape} needs grad_outputs of the same shape"
             )
         seed = np.ones_like(out.data) if cotangent is None else np.asarray(
-            cotangent.data if isinstance(cotangent, Tensor) else cotangent, dtype=out.dtype)
+            unwrap(cotangent), dtype=out.dtype)
         _walk(out, seed, inputs, found, bool(retain_graph))
     grads = tuple(Tensor._make(found[id(x)]) if id(x) in found else None for x in inputs)
     unused = [i for i, g in enumerate(grads) if g is None]

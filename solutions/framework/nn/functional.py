@@ -23,6 +23,7 @@ from ..tensor import (
     maximum,
     stable_sigmoid,
     unbroadcast,
+    unwrap,
 )
 
 
@@ -181,9 +182,9 @@ def _softmax_axis(op: str, x: Tensor, axis: int | None) -> int:
     """The axis given, or PyTorch's implicit one where it is the last axis (up to 2 axes)."""
     if axis is not None:
         return axis
-    if np.ndim(_data(x)) > 2:
+    if np.ndim(unwrap(x)) > 2:
         raise TypeError(
-            f"{op}: no dim given for an input of {np.ndim(_data(x))} axes; PyTorch would pick "
+            f"{op}: no dim given for an input of {np.ndim(unwrap(x))} axes; PyTorch would pick "
             "an implicit one (deprecated) that is not the last; pass dim= explicitly"
         )
     return -1
@@ -208,7 +209,7 @@ def log_softmax(x: Tensor, axis: int | None = None) -> Tensor:
 def _class_targets(logits: np.ndarray, targets, ignore_index: int,
                    op: str = "cross_entropy") -> np.ndarray:
     """Validate (N, C) logits against (N,) integer class targets; the targets as an array."""
-    targets = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
+    targets = np.asarray(unwrap(targets))
     if logits.ndim != 2:
         raise ValueError(
             f"{op}: {'logits' if op == 'cross_entropy' else 'input'} must be (N, C), got shape "
@@ -296,7 +297,7 @@ def cross_entropy(
     _check_reduction("cross_entropy", reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
-    data = logits.data if isinstance(logits, Tensor) else np.asarray(logits)
+    data = np.asarray(unwrap(logits))
     targets = _class_targets(data, targets, ignore_index)
     return CrossEntropy.apply(logits, targets, ignore_index=ignore_index, reduction=reduction,
                               label_smoothing=label_smoothing)
@@ -374,19 +375,15 @@ class BCEWithLogits(Function):
 def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:
     """Mean (or sum, or each) of the squared differences; input and target of the same shape."""
     _check_reduction("mse_loss", reduction)
-    _same_shape("mse_loss", _data(input), _data(target))
+    _same_shape("mse_loss", unwrap(input), unwrap(target))
     return MSELoss.apply(input, target, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy of σ(input) against targets in [0, 1], stable for any logit."""
     _check_reduction("binary_cross_entropy_with_logits", reduction)
-    _same_shape("binary_cross_entropy_with_logits", _data(input), _data(target))
+    _same_shape("binary_cross_entropy_with_logits", unwrap(input), unwrap(target))
     return BCEWithLogits.apply(input, target, reduction=reduction)
-
-
-def _data(x):
-    return x.data if isinstance(x, Tensor) else x
 
 
 # -- provided: the other losses of torch.nn.functional, composed of tensor ops -------------------
@@ -403,7 +400,7 @@ def nll_loss(input: Tensor, target, ignore_index: int = -100, reduction: str = "
     cross_entropy(x, y) = nll_loss(log_softmax(x), y). "mean" averages the rows not ignored.
     """
     _check_reduction("nll_loss", reduction)
-    data = _data(input)
+    data = unwrap(input)
     targets = _class_targets(np.asarray(data), target, ignore_index, "nll_loss")
     keep = targets != ignore_index
     picks = np.zeros(data.shape, data.dtype)  # 1 at (i, yᵢ) of each kept row: a sum picks it
@@ -420,7 +417,7 @@ def nll_loss(input: Tensor, target, ignore_index: int = -100, reduction: str = "
 def l1_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:
     """|x - y| elementwise, then reduced; ∂x = sign(x - y) (0 where they are equal)."""
     _check_reduction("l1_loss", reduction)
-    _same_shape("l1_loss", _data(input), _data(target))
+    _same_shape("l1_loss", unwrap(input), unwrap(target))
     return _reduced((input - target).abs(), reduction)
 
 
@@ -429,8 +426,8 @@ def binary_cross_entropy(input: Tensor, target, reduction: str = "mean") -> Tens
     as PyTorch does (so p = 0 or 1 gives a finite loss). Prefer the logits form: it is exact.
     """
     _check_reduction("binary_cross_entropy", reduction)
-    _same_shape("binary_cross_entropy", _data(input), _data(target))
-    p = np.asarray(_data(input))
+    _same_shape("binary_cross_entropy", unwrap(input), unwrap(target))
+    p = np.asarray(unwrap(input))
     if p.size and not (p.min() >= 0 and p.max() <= 1):
         raise ValueError(
             f"binary_cross_entropy: input values must be probabilities in [0, 1], got values "
@@ -507,11 +504,11 @@ def layer_norm(
     """Normalise over the last len(normalized_shape) axes to mean 0, variance 1 (biased), then
     scale by weight and shift by bias (each of shape normalized_shape), as one op.
     """
-    size = _normalized_size("layer_norm", np.shape(_data(x)), normalized_shape)
+    size = _normalized_size("layer_norm", np.shape(unwrap(x)), normalized_shape)
     for name, p in (("weight", weight), ("bias", bias)):
-        if p is not None and math.prod(np.shape(_data(p))) != size:
+        if p is not None and math.prod(np.shape(unwrap(p))) != size:
             raise ValueError(
-                f"layer_norm: {name} of shape {np.shape(_data(p))} for normalized_shape "
+                f"layer_norm: {name} of shape {np.shape(unwrap(p))} for normalized_shape "
                 f"{normalized_shape}: it must hold one value per normalised element ({size})"
             )
     return LayerNormFunction.apply(x, weight, bias, size, eps=eps)
@@ -581,7 +578,7 @@ def scaled_dot_product_attention(
     opposite, True = blocked). A float mask is added to the scores. is_causal: query i
     attends to keys j <= i only. A query with no key left gets zeros, never NaN.
     """
-    q, k, v = (np.shape(_data(t)) for t in (query, key, value))
+    q, k, v = (np.shape(unwrap(t)) for t in (query, key, value))
     op = "scaled_dot_product_attention"
     if len(q) < 2 or len(k) < 2 or len(v) < 2:
         raise ValueError(f"{op}: query {q}, key {k} and value {v} need at least 2 axes each "
@@ -595,7 +592,7 @@ def scaled_dot_product_attention(
     failure = broadcast_failure(op + " (batch axes of query, key, value)", q[:-2], k[:-2], v[:-2])
     if failure:
         raise ValueError(failure)
-    mask = None if attn_mask is None else np.asarray(_data(attn_mask))
+    mask = None if attn_mask is None else np.asarray(unwrap(attn_mask))
     if mask is not None:
         scores = np.broadcast_shapes(q[:-2], k[:-2]) + (q[-2], k[-2])
         if broadcast_failure(op, mask.shape, scores):
@@ -615,7 +612,7 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
         raise ValueError(f"dropout: p={p} must be a probability in [0, 1]")
     if not training or p == 0.0:
         return x
-    data = _data(x)
+    data = unwrap(x)
     keep = default_generator().random(np.shape(data)) >= p
     scale = np.zeros((), data.dtype) if p == 1.0 else np.asarray(1 / (1 - p), data.dtype)
     return x * (keep * scale)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..autodiff import no_grad
 from ..generator import default_generator
-from ..tensor import Function, Tensor
+from ..tensor import Function, Tensor, unwrap
 from . import functional as F
 from .modules import Linear, Module, ModuleList, Parameter
 
@@ -49,7 +49,7 @@ def sinusoidal_positional_encoding(length: int, d_model: int) -> np.ndarray:
 
 def _ids(tokens, op: str, count: int) -> np.ndarray:
     """Token ids as an int array, checked to lie in 0..count-1."""
-    ids = np.asarray(tokens.data if isinstance(tokens, Tensor) else tokens)
+    ids = np.asarray(unwrap(tokens))
     if not np.issubdtype(ids.dtype, np.integer):
         raise TypeError(f"{op}: token ids must be integers, got {ids.dtype}; pass an int array")
     if ids.size and (ids.min() < 0 or ids.max() >= count):
@@ -174,7 +174,7 @@ class Dropout(Module):
 
 
 def _boolean(mask, name: str) -> np.ndarray:
-    mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+    mask = np.asarray(unwrap(mask))
     if mask.dtype != bool:
         raise TypeError(f"MultiheadAttention: {name} must be boolean (True = blocked), got "
                         f"{mask.dtype}; compare ids with the padding id, e.g. src == pad_id")
@@ -336,7 +336,7 @@ class MultiheadAttention(Module):
         for leaf in ("weight", "bias"):
             packed = state.pop(f"{prefix}in_proj_{leaf}", None)
             if packed is not None:
-                parts = np.split(np.asarray(packed.data if isinstance(packed, Tensor) else packed), 3)
+                parts = np.split(np.asarray(unwrap(packed)), 3)
                 for projection, part in zip(("q_proj", "k_proj", "v_proj"), parts):
                     state[f"{prefix}{projection}.{leaf}"] = part
         return state

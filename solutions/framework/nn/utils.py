@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .. import optim
-from ..tensor import Tensor, concatenate
+from ..tensor import Tensor, concatenate, unwrap
 
 
 def _listed(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
@@ -58,7 +58,7 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Copy consecutive slices of `vec` into the parameters (the inverse of parameters_to_vector)."""
-    data = np.asarray(vec.data if isinstance(vec, Tensor) else vec)
+    data = np.asarray(unwrap(vec))
     params = list(parameters)
     needed = sum(p.data.size for p in params)
     if data.ndim != 1 or data.size != needed:
