@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from checks.benchmarks import floors
+from checks.benchmarks import floors, with_torch
 from checks.benchmarks.w2_mlp import submodule
 
 BATCH, CONTEXT, LAYERS, HEADS, WIDTH = 12, 64, 4, 4, 128
@@ -157,7 +157,7 @@ def run(fw, steps: int, warmup: int) -> dict:
         steps = max(steps, 40)
     vocab_size, batches = w5_batches(fw, 2 * (steps + warmup) + 10)
     model = make_model(fw, vocab_size)
-    torch_side = floors.torch_side()
+    torch_side = with_torch.torch_side()
     torch = torch_step(model, batches) if torch_side and not quick else None
     ours = trainer(fw, model, batches)
     if quick:  # a smoke run, untimed, without the floor or PyTorch
@@ -166,7 +166,8 @@ def run(fw, steps: int, warmup: int) -> dict:
         result.update(generation(fw, vocab_size, 8, 1))
         return result
     result, floor, torch_result = floors.timed_with_floor_and_torch(
-        ours, floor_step(vocab_size), torch, steps, warmup)
+        ours, floor_step(vocab_size), torch, steps, warmup,
+        torch_version=torch_side.version() if torch_side else None)
     floors.side_by_side(result, torch_result, floor)
     result.update(generation(fw, vocab_size, GENERATED, 3))
     result["notes"].append(

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autodiff import no_grad
 from ..generator import default_generator
-from ..tensor import Tensor
+from ..tensor import Tensor, unwrap
 from . import functional as F
 from .modules import Linear, Module, ModuleList
 from .transformer import Embedding, LayerNorm, MultiheadAttention
@@ -148,7 +148,7 @@ class GPT(Module):
     def forward(self, idx, cache: KVCache | None = None) -> Tensor:
         """Logits for ids (N, T). With a cache, idx holds only the new ids: they sit at
         positions cache.positions(T) and read the cached keys and values too."""
-        idx = np.asarray(idx.data if isinstance(idx, Tensor) else idx)
+        idx = np.asarray(unwrap(idx))
         if cache is None and (idx.ndim != 2 or idx.shape[1] > self.block_size):
             raise ValueError(f"GPT: ids of shape {idx.shape}; expected (N, T) with T <= "
                              f"block_size={self.block_size}: crop to the last {self.block_size}")
