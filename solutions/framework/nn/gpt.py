@@ -103,6 +103,11 @@ class CausalSelfAttention(MultiheadAttention):
     values join the cached ones (`KVCache.update`), and the queries read all of them.
     """
 
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True) -> None:
+        # batch first, always: a GPT's activations are (N, T, E), and chapter 5's forward,
+        # which a subclass may call, reads its inputs in the layout it was built with
+        super().__init__(embed_dim, num_heads, dropout=dropout, bias=bias, batch_first=True)
+
     def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
         ### BEGIN SOLUTION 7.3
         q, k, v = (self.split_heads(proj(x)) for proj in (self.q_proj, self.k_proj, self.v_proj))
