@@ -69,11 +69,24 @@ FLOAT32_OPS = {
     "sigmoid": (lambda: [leaf(2, 3)], lambda a: a.sigmoid()),
     "abs": (lambda: [leaf(2, 3)], lambda a: a.abs()),
     "masked_fill": (lambda: [leaf(2, 3)], lambda a: a.masked_fill(np.array([True, False, True]), -1.5)),
+    "clamp": (lambda: [leaf(2, 3)], lambda a: a.clamp(-1.0, 1.0)),
+    "clip": (lambda: [leaf(2, 3)], lambda a: a.clip(min=-0.5)),
+    "softmax": (lambda: [leaf(2, 3, 4)], lambda a: a.softmax(1)),
+    "log_softmax": (lambda: [leaf(2, 3, 4)], lambda a: a.log_softmax(dim=-1)),
+    # PyTorch's named arithmetic
+    "add": (lambda: [leaf(2, 3), leaf(3)], lambda a, b: a.add(b)),
+    "sub": (lambda: [leaf(2, 3), leaf(3)], lambda a, b: a.sub(b)),
+    "mul": (lambda: [leaf(2, 3), leaf(3)], lambda a, b: a.mul(b)),
+    "div": (lambda: [leaf(2, 3), positive(3)], lambda a, b: a.div(b)),
+    "pow": (lambda: [positive(2, 3)], lambda a: a.pow(1.5)),
+    "neg": (lambda: [leaf(2, 3)], lambda a: a.neg()),
     # reductions
     "sum": (lambda: [leaf(2, 3, 4)], lambda a: a.sum(axis=-1)),
     "mean": (lambda: [leaf(2, 3, 4)], lambda a: a.mean(axis=(0, 2))),
     "max": (lambda: [leaf(2, 3, 4)], lambda a: a.max()),  # max(dim) is (values, indices) in PyTorch
     "min": (lambda: [leaf(2, 3, 4)], lambda a: a.min()),
+    "amax": (lambda: [leaf(2, 3, 4)], lambda a: a.amax(axis=(0, -1))),
+    "amin": (lambda: [leaf(2, 3, 4)], lambda a: a.amin(dim=1, keepdim=True)),
     # shapes
     "reshape": (lambda: [leaf(2, 3, 4)], lambda a: a.reshape(4, -1)),
     "permute": (lambda: [leaf(2, 3, 4)], lambda a: a.permute(2, 0, 1)),
@@ -85,6 +98,19 @@ FLOAT32_OPS = {
     "unsqueeze": (lambda: [leaf(2, 3)], lambda a: a.unsqueeze(-1)),
     "flatten": (lambda: [leaf(2, 3, 4)], lambda a: a.flatten(1)),
     "to": (lambda: [leaf(2, 3)], lambda a: a.to(np.float64).to(np.float32)),
+    "view": (lambda: [leaf(2, 3, 4)], lambda a: a.view(4, -1)),
+    "t": (lambda: [leaf(2, 3)], lambda a: a.t()),
+    "tril": (lambda: [leaf(3, 4)], lambda a: a.tril()),
+    "triu": (lambda: [leaf(3, 4)], lambda a: a.triu(1)),
+    "gather": (lambda: [leaf(2, 3)], lambda a: a.gather(1, fw.tensor(np.array([[0, 2], [1, 1]])))),
+    "clone": (lambda: [leaf(2, 3)], lambda a: a.clone()),
+    "contiguous": (lambda: [leaf(2, 3)], lambda a: a.T.contiguous()),
+    "cpu": (lambda: [leaf(2, 3)], lambda a: (a * 2).cpu()),
+    # casts: a round trip through another float dtype comes back float32, gradient too
+    "float": (lambda: [leaf(2, 3)], lambda a: a.float()),
+    "double": (lambda: [leaf(2, 3)], lambda a: a.double().float()),
+    "half": (lambda: [leaf(2, 3)], lambda a: a.half().float()),
+    "type_as": (lambda: [leaf(2, 3)], lambda a: a.double().type_as(a)),
     "detach": (lambda: [leaf(2, 3)], lambda a: a * a.detach()),
     # framework's functions
     "maximum": (lambda: [leaf(2, 3), leaf(3)], fw.maximum),
@@ -104,6 +130,11 @@ FLOAT32_OPS = {
     "F.cross_entropy": (lambda: [leaf(4, 3)], lambda x: F.cross_entropy(
         x, np.array([0, 2, -100, 1]), label_smoothing=0.1)),
     "F.mse_loss": (lambda: [leaf(2, 3), leaf(2, 3)], F.mse_loss),
+    "F.l1_loss": (lambda: [leaf(2, 3), leaf(2, 3)], F.l1_loss),
+    "F.nll_loss": (lambda: [leaf(4, 3)], lambda x: F.nll_loss(x, np.array([0, 2, 1, 1]))),
+    "F.binary_cross_entropy": (
+        lambda: [leaf(2, 3, low=0.1, high=0.9), leaf(2, 3, low=0.0, high=1.0)],
+        F.binary_cross_entropy),
     "F.binary_cross_entropy_with_logits": (
         lambda: [leaf(2, 3), leaf(2, 3, low=0.0, high=1.0)], F.binary_cross_entropy_with_logits),
     "F.layer_norm": (lambda: [leaf(2, 3, 4), leaf(4), leaf(4)],
@@ -126,11 +157,17 @@ NOT_FLOAT_OPS = {
     # comparisons, truth values and indices: bool or int64 results, no gradient (test below)
     "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__bool__", "any", "all",
     "argmax", "argmin",
+    # casts to integer and bool dtypes: no gradient, as PyTorch (test_torch_surface.py)
+    "bool", "int", "long",
+    # in-place ops, outside graphs only: they keep the tensor's dtype (test_torch_surface.py)
+    "add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_",
     # the tensor's own state and protocol (test_tensor.py, test_autodiff.py)
     "data", "grad", "requires_grad", "parents", "grad_fn", "op", "label", "shape", "ndim", "size",
     "dtype", "item", "numpy", "requires_grad_", "receive_grad", "release", "backward",
+    "dim", "numel", "is_leaf", "tolist", "device", "cuda",
     # functions of framework.nn.functional that are no op of their own: helpers and re-exports
     "F.default_generator", "F.broadcast_failure", "F.stable_sigmoid", "F.unbroadcast", "F.unwrap",
+    "F.accepts_dim", "F.maximum",
 }
 TENSOR_DUNDER_OPS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                      "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__neg__",
