@@ -80,6 +80,24 @@ def test_generate_keeps_the_training_mode_and_builds_no_graph():
     assert all(p.grad is None for p in model.parameters())
 
 
+def test_generate_restores_every_modules_own_mode():
+    """A model whose blocks are in eval and the rest in training comes back exactly so."""
+    model = nn.GPT(10, block_size=8, n_layer=2, n_head=1, n_embd=4)
+    model.blocks[0].eval()
+    before = [m.training for m in model.modules()]
+    model.generate(np.zeros((1, 2), dtype=np.int64), 2, generator=np.random.default_rng(0))
+    assert [m.training for m in model.modules()] == before
+
+
+def test_loss_and_generate_take_tensor_ids_as_a_data_loader_yields_them():
+    fw.manual_seed(0)
+    model = nn.GPT(10, block_size=8, n_layer=1, n_head=1, n_embd=4)
+    idx, targets = np.array([[1, 2, 3]]), np.array([[2, 3, 4]])
+    assert model.loss(fw.tensor(idx), fw.tensor(targets)).item() == model.loss(idx, targets).item()
+    drawn = model.generate(fw.tensor(idx), 2, generator=np.random.default_rng(1))
+    assert np.array_equal(drawn, model.generate(idx, 2, generator=np.random.default_rng(1)))
+
+
 def test_sampling_arguments_are_checked():
     with pytest.raises(ValueError, match="temperature=-1 must be >= 0"):
         gpt.next_token_probabilities(np.zeros(3), temperature=-1)

@@ -6,7 +6,7 @@ it raises instead (in-place changes outside any graph, or in no_grad, work).
 
 import torch
 
-DIFFERENCE = r"setitem: in-place change of a tensor that requires grad"
+DIFFERENCE = r"setitem: in-place change of a tensor computed by an op"
 
 
 def run() -> dict:

@@ -22,6 +22,9 @@ class device:
     def __repr__(self) -> str:
         return f"device(type={self.type!r})"
 
+    def __str__(self) -> str:  # str(torch.device("cpu")) == "cpu"
+        return self.type
+
 
 def check_device(op: str, where) -> None:
     """Accept the CPU; any other device is a loud difference."""

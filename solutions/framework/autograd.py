@@ -141,14 +141,15 @@ def grad(
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs] * len(outputs)
     found: dict[int, np.ndarray] = {}
-    for out, cotangent in zip(outputs, grad_outputs):
+    for i, (out, cotangent) in enumerate(zip(outputs, grad_outputs)):
         if cotangent is None and out.numel() != 1:
             raise RuntimeError(
                 f"grad: an output of shape {out.shape} needs grad_outputs of the same shape"
             )
         seed = np.ones_like(out.data) if cotangent is None else np.asarray(
             unwrap(cotangent), dtype=out.dtype)
-        _walk(out, seed, inputs, found, bool(retain_graph))
+        # outputs may share nodes: only the last walk may free them
+        _walk(out, seed, inputs, found, bool(retain_graph) or i < len(outputs) - 1)
     grads = tuple(Tensor._make(found[id(x)]) if id(x) in found else None for x in inputs)
     unused = [i for i, g in enumerate(grads) if g is None]
     if unused and not allow_unused:

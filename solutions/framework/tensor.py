@@ -1351,13 +1351,21 @@ class Tensor:
     def neg(self) -> Tensor:
         return Neg.apply(self)
 
-    # In-place changes are allowed only outside any graph: the framework records no in-place
-    # op, so a tensor that requires grad (or was computed from one) would silently go wrong.
+    # In-place changes are refused on a tensor that requires grad or was computed by an op:
+    # the framework records no in-place op. It keeps no version counter either, so a change to
+    # a tensor that needs no gradient but that an op saved for its backward (x in y = w * x)
+    # goes unnoticed, where PyTorch raises at backward: change such a tensor only after it.
 
     def _check_in_place(self, op: str) -> None:
-        if self.grad_fn is not None or (self.requires_grad and autodiff.is_grad_enabled()):
+        if self.grad_fn is not None:
             raise RuntimeError(
-                f"{op}: in-place change of a tensor that requires grad; the framework records "
+                f"{op}: in-place change of a tensor computed by an op (it has a grad_fn); the "
+                "framework records no in-place ops (PyTorch does): build a new tensor "
+                "(x = x + y, where, masked_fill), or change the leaf it came from"
+            )
+        if self.requires_grad and autodiff.is_grad_enabled():
+            raise RuntimeError(
+                f"{op}: in-place change of a leaf that requires grad; the framework records "
                 "no in-place ops (PyTorch does), so do it inside framework.no_grad(), or build "
                 "a new tensor (x = x + y, where, masked_fill)"
             )
@@ -1447,23 +1455,28 @@ def matmul(a, b) -> Tensor:
     return MatMul.apply(a, b)
 
 
-def zeros(*shape, dtype=np.float32, requires_grad: bool = False) -> Tensor:
-    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-    return Tensor(np.zeros(shape, dtype=dtype), requires_grad=requires_grad)
+def zeros(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Zeros of `shape` (`zeros(2, 3)` or `zeros((2, 3))`), float32 unless `dtype` says otherwise."""
+    return Tensor(np.zeros(_shape_args(shape), dtype=_float32_default(dtype)), requires_grad=requires_grad)
 
 
-def ones(*shape, dtype=np.float32, requires_grad: bool = False) -> Tensor:
-    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-    return Tensor(np.ones(shape, dtype=dtype), requires_grad=requires_grad)
+def ones(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Ones of `shape`, float32 unless `dtype` says otherwise."""
+    return Tensor(np.ones(_shape_args(shape), dtype=_float32_default(dtype)), requires_grad=requires_grad)
 
 
-def randn(*shape, dtype=np.float32, requires_grad: bool = False) -> Tensor:
-    """Standard normal values from the shared generator (`framework.manual_seed`)."""
+def randn(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
+    """Standard normal values from the shared generator (`framework.manual_seed`), float32
+    unless `dtype` says otherwise."""
     from .generator import default_generator
 
-    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-    values = default_generator().standard_normal(shape).astype(dtype)
+    values = default_generator().standard_normal(_shape_args(shape)).astype(_float32_default(dtype))
     return Tensor(values, requires_grad=requires_grad)
+
+
+def _float32_default(dtype):
+    """PyTorch's default dtype for floating factories: float32 when none (or None) is given."""
+    return np.float32 if dtype is None else dtype
 
 
 def gradcheck(

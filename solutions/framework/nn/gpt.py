@@ -19,7 +19,7 @@ from ..generator import default_generator
 from ..tensor import Tensor, unwrap
 from . import functional as F
 from .modules import Linear, Module, ModuleList
-from .transformer import Embedding, LayerNorm, MultiheadAttention
+from .transformer import Embedding, LayerNorm, MultiheadAttention, _modes, _restore_modes
 
 __all__ = [
     "GPT", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "bits_per_char",
@@ -182,6 +182,7 @@ class GPT(Module):
 
     def loss(self, idx, targets) -> Tensor:
         """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
+        targets = unwrap(targets)  # ids from a DataLoader come as tensors
         ### BEGIN SOLUTION 7.4
         logits = self(idx)
         return F.cross_entropy(logits.reshape(-1, self.vocab_size), np.asarray(targets).reshape(-1))
@@ -197,14 +198,14 @@ class GPT(Module):
         each step reads the last block_size ids again (a sliding window, for any length).
         Eval mode, no graph; draws come from `generator` (the shared one by default).
         """
-        idx = np.asarray(idx, dtype=np.int64)
+        idx = np.asarray(unwrap(idx), dtype=np.int64)
         if use_cache and idx.shape[1] + max_new_tokens - 1 > self.block_size:
             raise ValueError(
                 f"GPT.generate: {idx.shape[1]} prompt ids + {max_new_tokens} new ones need "
                 f"{idx.shape[1] + max_new_tokens - 1} positions, beyond block_size="
                 f"{self.block_size}; pass use_cache=False to slide a window over the last "
                 f"{self.block_size} ids (each step then reads them all)")
-        was_training = self.training
+        modes = _modes(self)
         self.eval()
         try:
             with no_grad():
@@ -219,7 +220,7 @@ class GPT(Module):
                 return idx
                 ### END SOLUTION
         finally:
-            self.train(was_training)
+            _restore_modes(modes)  # every module's own flag, as Transformer.generate
 
 
 def bits_per_char(loss_nats: float) -> float:
@@ -241,7 +242,7 @@ def next_token_probabilities(logits, temperature: float = 1.0, top_k: int | None
     most likely ids whose probabilities add up to at least top_p (the one that crosses it
     included); what is kept is scaled to add up to 1.
     """
-    logits = np.asarray(getattr(logits, "data", logits), dtype=np.float64)
+    logits = np.asarray(unwrap(logits), dtype=np.float64)
     if temperature < 0 or (top_k is not None and top_k < 1) or (
             top_p is not None and not 0 < top_p <= 1):
         raise ValueError(f"next_token_probabilities: temperature={temperature} must be >= 0, "

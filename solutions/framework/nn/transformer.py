@@ -544,7 +544,7 @@ class Transformer(Module):
         True where src holds it (None when no position does: the same result, less work)."""
         if src_key_padding_mask is not None or self.src_embedding.padding_idx is None:
             return src_key_padding_mask
-        padding = np.asarray(getattr(src, "data", src)) == self.src_embedding.padding_idx
+        padding = np.asarray(unwrap(src)) == self.src_embedding.padding_idx
         return padding if padding.any() else None
 
     def encode(self, src, src_key_padding_mask=None) -> Tensor:
