@@ -193,3 +193,20 @@ def test_load_takes_pytorchs_map_location_and_weights_only():
         with pytest.raises(ValueError, match=r"load: map_location='cuda:0'; the framework runs on the CPU"):
             fw.load(path, map_location="cuda:0")
     np.testing.assert_array_equal(state["weight"], model.weight.data)
+
+
+def test_binary_cross_entropy_gradient_is_finite_at_probabilities_0_and_1():
+    """PyTorch's rule, (p - y) / max(p(1 - p), 1e-12) per element: no 0/0 where p is 0 or 1."""
+    p = fw.Tensor(np.array([0.0, 0.5, 1.0]), requires_grad=True)
+    y = np.array([1.0, 1.0, 0.0])
+    loss = nn.functional.binary_cross_entropy(p, y)
+    loss.backward()
+    assert math.isclose(loss.item(), (100 + math.log(2) + 100) / 3, rel_tol=1e-12)
+    np.testing.assert_allclose(p.grad, (p.data - y) / np.maximum(p.data * (1 - p.data), 1e-12) / 3)
+
+
+@given(p=arrays(np.float64, 5, elements=st.floats(0.05, 0.95)),
+       y=arrays(np.float64, 5, elements=st.floats(0.0, 1.0)), seed=st.integers(0, 2**16))
+def test_binary_cross_entropy_gradients_match_central_differences(p, y, seed):
+    assert fw.gradcheck(lambda a, b: nn.functional.binary_cross_entropy(a, b, reduction="none"),
+                        p, y, seed=seed)

@@ -20,7 +20,6 @@ from ..tensor import (
     Tanh,
     Tensor,
     broadcast_failure,
-    maximum,
     stable_sigmoid,
     unbroadcast,
     unwrap,
@@ -434,11 +433,30 @@ def binary_cross_entropy(input: Tensor, target, reduction: str = "mean") -> Tens
             f"from {p.min()} to {p.max()}; pass sigmoid(logits), or the logits to "
             "binary_cross_entropy_with_logits"
         )
-    input = input if isinstance(input, Tensor) else Tensor(p)
-    floor = np.asarray(-100.0, p.dtype)
-    with np.errstate(divide="ignore"):  # log 0 = -inf, clamped next
-        log_p, log_q = maximum(input.log(), floor), maximum((1 - input).log(), floor)
-    return _reduced(-(target * log_p + (1 - target) * log_q), reduction)
+    return BinaryCrossEntropy.apply(input, target, reduction=reduction)
+
+
+class BinaryCrossEntropy(Function):
+    """loss = -[y log p + (1 - y) log(1 - p)], each log clamped at -100; ∂p = (p - y) ·
+    g / max(p(1 - p), 1e-12) and ∂y = (log(1 - p) - log p) · g: PyTorch's rules, finite at
+    p = 0 and p = 1, where the composed ops would divide 0 by 0.
+    """
+
+    @staticmethod
+    def forward(ctx, p, y, reduction="mean"):
+        with np.errstate(divide="ignore"):  # log 0 = -inf, clamped at once
+            log_p, log_q = np.maximum(np.log(p), -100.0), np.maximum(np.log1p(-p), -100.0)
+        ctx.save_for_backward(p, y, log_p, log_q)
+        ctx.reduction = reduction
+        return _reduce(-(y * log_p + (1 - y) * log_q), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        p, y, log_p, log_q = ctx.saved_tensors
+        scale = _reduction_scale(grad, p.size, ctx.reduction)
+        grad_p = (p - y) / np.maximum(p * (1 - p), 1e-12) * scale
+        grad_y = (log_q - log_p) * scale if ctx.needs_input_grad[1] else None
+        return grad_p, grad_y
 
 
 # -- chapter 5: layer normalisation, attention, dropout ------------------------------------------
