@@ -981,12 +981,13 @@ def model_cases(draw):
                      draw(seeds))
 
 
-def tiny_model(case, dropout: float = 0.0, padding_idx: int | None = None):
+def tiny_model(case, dropout: float = 0.0, padding_idx: int | None = None, activation: str = "relu"):
     _, _, _, src_vocab, tgt_vocab, heads, head_dim, n_enc, n_dec, seed = case
     fw.manual_seed(seed)
     model = T.Transformer(src_vocab, tgt_vocab, d_model=heads * head_dim, nhead=heads,
                           num_encoder_layers=n_enc, num_decoder_layers=n_dec, dim_feedforward=6,
-                          dropout=dropout, max_len=16, padding_idx=padding_idx).to(np.float64)
+                          dropout=dropout, max_len=16, padding_idx=padding_idx,
+                          activation=activation).to(np.float64)
     jitter_norms(model, seed)
     return model
 
@@ -1262,9 +1263,9 @@ def test_shift_right_puts_bos_first_and_drops_the_last_token(tgt, bos_id):
     assert np.array_equal(tgt, kept), "shift_right changed its input"
 
 
-def loss_setup(case, padded: bool, padding_idx: int | None = None):
+def loss_setup(case, padded: bool, padding_idx: int | None = None, activation: str = "relu"):
     """A tiny float64 model, a source and targets; with padding (pad_id) at the rows' ends."""
-    model = tiny_model(case, padding_idx=padding_idx)
+    model = tiny_model(case, padding_idx=padding_idx, activation=activation)
     rng = np.random.default_rng(case[-1])
     n, source, length, src_vocab, tgt_vocab = case[:5]
     pad_id, bos_id = 0, 1
@@ -1339,8 +1340,12 @@ def test_seq2seq_loss_uses_an_explicit_source_mask_as_given(case, data):
 @check("5.8")
 @given(case=model_cases())
 def test_seq2seq_loss_gradient(case):
-    """The loss's gradient with respect to every parameter, along a random direction."""
-    model, src, tgt_out, pad_id, bos_id = loss_setup(case, padded=True)
+    """The loss's gradient with respect to every parameter, along a random direction.
+
+    The model's feed-forward uses GELU here: through ReLU's kink, central differences across
+    a dozen layers missed a correct gradient by 0.3% in 1 of 1,000 drawn models.
+    """
+    model, src, tgt_out, pad_id, bos_id = loss_setup(case, padded=True, activation="gelu")
     check_gradients(lambda: T.seq2seq_loss(model, src, tgt_out, bos_id=bos_id, pad_id=pad_id),
                     list(model.parameters()), case[-1], f"seq2seq_loss on {model_what(case)}",
                     directional=True, **COMPOSITE)
