@@ -1171,11 +1171,10 @@ class Tensor:
     # -- shapes ------------------------------------------------------------------------------------
 
     def reshape(self, *shape) -> Tensor:
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return Reshape.apply(self, tuple(shape))
+        return Reshape.apply(self, tuple(_shape_args(shape)))
 
     def permute(self, *axes) -> Tensor:
-        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        axes = _shape_args(axes)
         return Permute.apply(self, tuple(a % self.ndim for a in axes))
 
     def transpose(self, dim0: int = -2, dim1: int = -1) -> Tensor:
