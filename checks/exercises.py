@@ -1,7 +1,9 @@
 """THE exercise table: the one place that says which exercises exist.
 
 The stub generator, the grade table, the hints, the bug zoo and `use-reference`
-all read it. Each chapter's points total 100. `files` are relative to the
+all read it. Each chapter's points total 100; its bonus exercises (`bonus=True`, 0 points)
+are graded apart ("100/100, bonus 2/3") and nothing provided calls them, so a learner who
+skips them loses nothing. `files` are relative to the
 `framework/` package; `heading` is the notebook heading that introduces the
 exercise (the learner is sent there by the stub's message).
 """
@@ -26,6 +28,11 @@ class Chapter:
     def in_course(self) -> bool:
         return bool(self.exercises)
 
+    @property
+    def bonus(self) -> list[Exercise]:
+        """The chapter's bonus track: optional, graded apart from the 100 points."""
+        return [ex for ex in self.exercises if ex.bonus]
+
 
 @dataclass(frozen=True)
 class Exercise:
@@ -36,6 +43,7 @@ class Exercise:
     heading: str
     hint: str
     time_limit: float = 60.0
+    bonus: bool = False
 
     @property
     def chapter(self) -> int:
@@ -46,8 +54,10 @@ class Exercise:
         return CHAPTERS[self.chapter].notebook
 
     def stub_message(self) -> str:
+        track = " (bonus)" if self.bonus else ""
         return (
-            f"Exercise {self.id}: {self.title} — see chapters/{self.notebook}, '{self.heading}'"
+            f"Exercise {self.id}: {self.title}{track} — see chapters/{self.notebook}, "
+            f"'{self.heading}'"
         )
 
 
@@ -106,6 +116,21 @@ EXERCISES = [
         "gets both; sum into a new value, never `+=`: an array share may be held by another "
         "node). Read node.parents and call node.grad_fn BEFORE node.release(): release "
         "empties both. Value.receive_grad: a leaf adds, an intermediate node keeps the new grad.",
+    ),
+    Exercise(
+        "1.8", "Abs and softplus on Value", 0, ("autodiff_extra.py",),
+        "1.8 Bonus: abs and softplus",
+        "abs: the rule is g · sign(a), and sign(0) = 0. softplus: ln(1 + eᵃ) = max(a, 0) + "
+        "ln(1 + e^(-|a|)) (math.log1p) never overflows; its derivative is σ(a), computed "
+        "without exponentiating a large positive number.",
+        bonus=True,
+    ),
+    Exercise(
+        "1.9", "Gradient descent with backward()", 0, ("autodiff_extra.py",),
+        "1.9 Bonus: gradient descent",
+        "Each step: a fresh Value(x) (its grad starts at 0), f(x).backward(), then x - lr * "
+        "x.grad as a float; keep every x, the start included (steps + 1 numbers).",
+        bonus=True,
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
@@ -170,6 +195,22 @@ EXERCISES = [
         "autodiff.py's walk, backpropagate (1.7), reading node.parents or node.grad_fn after "
         "node.release(); read both first (make check-chapter1 tests this).",
     ),
+    Exercise(
+        "2.11", "Cumsum, forward and backward", 0, ("ops_extra.py",),
+        "2.11 Bonus: cumsum",
+        "Output i sums inputs 0..i, so input j reaches outputs j..n-1: its gradient is the sum "
+        "of g from j to the end, a cumulative sum of g taken from the end (flip, cumsum, flip "
+        "back) along the same axis.",
+        bonus=True,
+    ),
+    Exercise(
+        "2.12", "Logsumexp, stable", 0, ("ops_extra.py",),
+        "2.12 Bonus: logsumexp",
+        "Subtract the max along the axis (keepdims) before exp, add it back after the log. "
+        "The gradient is g · softmax = g · exp(a - out): put the reduced axis back into g "
+        "and into out when keepdim is False.",
+        bonus=True,
+    ),
     # -- chapter 3: neural network primitives (issue 5) ---------------------------------------
     Exercise(
         "3.1", "Module registration", 15, ("nn/modules.py",),
@@ -219,6 +260,22 @@ EXERCISES = [
         "3.7 Sequential, and a first trained network",
         "Register each module with setattr(self, str(index), module), so Module's machinery "
         "finds them; forward feeds each module's output to the next, in order.",
+    ),
+    Exercise(
+        "3.8", "Softplus, a smooth ReLU", 0, ("nn/smooth.py",),
+        "3.8 Bonus: softplus",
+        "With z = βx: (max(z, 0) + log1p(exp(-|z|))) / β never overflows (log1p(exp(z)) is inf "
+        "at z = 1e4). The derivative of ln(1 + e^z)/β with respect to x is σ(z): use the "
+        "stable sigmoid, not 1/(1 + exp(-z)).",
+        bonus=True,
+    ),
+    Exercise(
+        "3.9", "The Huber loss", 0, ("nn/smooth.py",),
+        "3.9 Bonus: the Huber loss",
+        "d = x - y; where |d| <= delta the loss is d²/2, elsewhere delta·(|d| - delta/2) (the "
+        "two meet with the same slope at ±delta). The gradient is d clipped to [-delta, delta] "
+        "(np.clip), divided by the element count for 'mean'; the target's is its negative.",
+        bonus=True,
     ),
     # -- chapter 4: optimizers (issue 6) ------------------------------------------------------
     Exercise(
