@@ -318,6 +318,32 @@ EXERCISES = [
         "min_lr + (base - min_lr) * (1 + cos(pi * p)) / 2 with p = (step - warmup) / "
         "(total - warmup), and min_lr from total_steps on.",
     ),
+    Exercise(
+        "4.7", "RMSprop", 0, ("optim_extra.py",),
+        "4.7 Bonus: RMSprop",
+        "Add the L2 decay to a new gradient first; keep v (state['square_avg'], zeros at the "
+        "first step) per parameter and update it in place: v = alpha·v + (1 - alpha)·g²; then "
+        "param -= lr · g / (sqrt(v) + eps). No bias correction: that is Adam's.",
+        bonus=True,
+    ),
+    Exercise(
+        "4.8", "Lion", 0, ("optim_extra.py",),
+        "4.8 Bonus: Lion",
+        "The ORDER matters: the direction sign(beta1·m + (1 - beta1)·g) uses the OLD m; then "
+        "param *= 1 - lr·weight_decay and param -= lr·direction; only then m = beta2·m + "
+        "(1 - beta2)·g (state['exp_avg'], zeros at first).",
+        bonus=True,
+    ),
+    Exercise(
+        "4.9", "A property test, graded by mutation", 0, ("property_tests.py",),
+        "4.9 Bonus: a property test of your own",
+        "Draw warmup, total, base and min_lr with hypothesis (@given), compute the lr at every "
+        "step up to a few past total, and assert properties with a tolerance (math.isclose): "
+        "the straight line during warm-up, base at the end of warm-up, min_lr from total on, "
+        "never rising after warm-up, and the cosine's symmetry lr(W + k) + lr(T - k) = base + "
+        "min_lr. Call the @given function at the end.",
+        bonus=True,
+    ),
     # -- chapter 5: the Tiny Transformer (issue 7) --------------------------------------------
     Exercise(
         "5.1", "Sinusoidal positions", 10, ("nn/transformer.py",),
