@@ -851,6 +851,8 @@ def outcome(schedule) -> BaseException | None:
     """What the learner's test raised on `schedule`, or None when it passed."""
     try:
         properties().check_warmup_cosine(schedule)
+    except NotImplementedError:  # the stub: nothing caught, nothing passed
+        raise
     except Exception as error:  # an AssertionError, or hypothesis's report of several
         return error
     return None
@@ -867,8 +869,6 @@ def test_your_property_test_passes_correct_schedules():
     """Your test passes the reference schedule and the same schedule written another way."""
     for name, schedule in correct_schedules().items():
         error = outcome(schedule)
-        if isinstance(error, NotImplementedError):
-            raise error
         assert error is None, (
             f"check_warmup_cosine failed a correct schedule ({name}): "
             f"{type(error).__name__}: {str(error)[:300]}. A property test must pass every correct "

@@ -412,6 +412,23 @@ EXERCISES = [
         "the targets to (N·T,), and pass ignore_index=pad_id so padding counts for nothing.",
         time_limit=120.0,
     ),
+    Exercise(
+        "5.9", "One step of beam search", 0, ("nn/beam_search.py",),
+        "5.9 Bonus: one step of beam search",
+        "Add each beam's score to its row of log-probabilities (broadcast (B, 1) + (B, V)), "
+        "flatten to B·V candidates, sort by score descending with a STABLE sort (np.argsort of "
+        "the negated scores, kind='stable': ties keep the lower flat index), keep beam_size; "
+        "flat index i is beam i // V, token i % V (np.divmod).",
+        bonus=True,
+    ),
+    Exercise(
+        "5.10", "RMSNorm", 0, ("nn/rmsnorm.py",),
+        "5.10 Bonus: RMSNorm",
+        "Per row (last axis): r = 1/√(mean(x²) + eps), x̂ = x·r, y = x̂·w, with no mean "
+        "subtracted. Backward with ĝ = g·w: ∂x = r·(ĝ - x̂·mean(ĝ·x̂)) per row (LayerNorm's rule "
+        "without the mean ĝ term); ∂w = g·x̂ summed over every axis but the last.",
+        bonus=True,
+    ),
     # -- chapter 6 (bonus): convolution and pooling (issue 17) ---------------------------------
     Exercise(
         "6.1", "Unfold: every window as a view", 15, ("nn/conv.py",),
@@ -467,6 +484,23 @@ EXERCISES = [
         "1/√(in·kH·kW); no bias parameter when bias=False. forward calls F.conv2d with the "
         "layer's stride and padding.",
     ),
+    Exercise(
+        "6.8", "Dilated convolution", 0, ("nn/conv_variants.py",),
+        "6.8 Bonus: dilation",
+        "dilate: zeros of shape (C_out, C_in, d·(kH - 1) + 1, d·(kW - 1) + 1) in the weight's "
+        "dtype, the weight written at every d-th place ([:, :, ::d, ::d]); the backward reads "
+        "the gradient at those same places. conv2d of the dilated kernel is the dilated "
+        "convolution.",
+        bonus=True,
+    ),
+    Exercise(
+        "6.9", "Depthwise convolution", 0, ("nn/conv_variants.py",),
+        "6.9 Bonus: depthwise convolution",
+        "Channel by channel: conv2d(x[:, c:c+1], weight[c:c+1], bias[c:c+1] or None, stride, "
+        "padding) for each c, then concatenate along axis 1. Slicing with c:c+1 keeps the axis; "
+        "the ops it is built of give the gradient.",
+        bonus=True,
+    ),
     # -- chapter 7: a character-level GPT with a key-value cache (issue 22) ---------------------
     Exercise(
         "7.1", "Characters as ids", 10, ("nn/gpt.py",),
@@ -519,6 +553,22 @@ EXERCISES = [
         "key too. generate: with the cache, feed the whole prompt once, then only the id just "
         "sampled; without it, feed idx[:, -block_size:] every step; sample_next on logits[:, -1].",
         time_limit=120.0,
+    ),
+    Exercise(
+        "7.7", "Perplexity", 0, ("nn/text_metrics.py",),
+        "7.7 Bonus: perplexity",
+        "Flatten to rows (M, V) and ids (M,), drop the rows whose target is ignore_index, "
+        "log-softmax each row with its max subtracted first, pick each row's target, and "
+        "return exp of minus their mean as a float.",
+        bonus=True,
+    ),
+    Exercise(
+        "7.8", "Repetition penalty", 0, ("nn/text_metrics.py",),
+        "7.8 Bonus: repetition penalty",
+        "Mark the ids seen in each row once (a boolean (N, V) table, np.put_along_axis with "
+        "previous); where marked, logit / penalty if the logit is > 0 else logit * penalty; "
+        "work on a copy, and keep the logits' dtype.",
+        bonus=True,
     ),
 ]
 
