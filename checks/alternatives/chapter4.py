@@ -128,7 +128,7 @@ ALTERNATIVES = [
         "g = grad + group[\"weight_decay\"] * param\n"
         "state[\"step\"] = state.get(\"step\", 0) + 1\n"
         "previous = state.get(\"square_avg\", np.zeros_like(param))\n"
-        "state[\"square_avg\"] = previous + (1.0 - group[\"alpha\"]) * (g * g - previous)\n"
+        "state[\"square_avg\"] = group[\"alpha\"] * previous + (1.0 - group[\"alpha\"]) * g * g\n"
         "param -= group[\"lr\"] / (np.sqrt(state[\"square_avg\"]) + group[\"eps\"]) * g\n",
     ),
     Mutant(
