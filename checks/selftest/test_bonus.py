@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from checks.exercises import CHAPTERS, EXERCISES
@@ -185,3 +187,23 @@ def test_a_property_test_that_catches_too_few_bugs_fails_4_9(name):
                       "test_your_property_test_catches_the_4_6_bug_zoo": False}, result
     message = next(c["message"] for c in result["checks"] if not c["passed"])
     assert "caught" in message and "it passed these" in message
+
+
+def bonus_sections(notebook: Path) -> dict[str, str]:
+    """{heading: markdown} of the bonus exercises' cells of one notebook."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    return {c.source.splitlines()[0].lstrip("#").strip(): c.source for c in cells
+            if c.cell_type == "markdown" and c.source.startswith("### ")}
+
+
+@pytest.mark.parametrize("number", IN_COURSE)
+def test_each_bonus_exercise_has_a_contract_and_two_folded_hints(number):
+    """Less scaffolding: a contract, the math, then hints folded away; no NumPy call unfolded."""
+    ch = CHAPTERS[number]
+    sections = bonus_sections(ROOT / "solutions" / ch.notebook)
+    for ex in ch.bonus:
+        text = sections[ex.heading]
+        assert "**Contract.**" in text, ex.id
+        assert text.count("<details><summary>Hint") >= 2, ex.id
+        unfolded = re.sub(r"<details>.*?</details>", "", text, flags=re.S)
+        assert not re.search(r"\bnp\.\w", unfolded), ex.id
