@@ -57,8 +57,11 @@ ALTERNATIVES = [
     ),
     Mutant(
         "6.3", "bias gradient summed one axis at a time",
-        "return grad.sum(axis=(0, 2, 3))",
-        "return grad.sum(axis=3).sum(axis=2).sum(axis=0)",
+        """    grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])  # (N·OH·OW, C_out)
+    # the column sums as a product with ones: one BLAS call, where NumPy's sum over three
+    # axes of a channels-last array was measured 16 times slower
+    return np.ones(len(grad2), grad.dtype) @ grad2""",
+        "    return grad.sum(axis=3).sum(axis=2).sum(axis=0)",
     ),
     Mutant(
         "6.4", "input gradient by col2im: G times the kernels, folded back",
@@ -101,7 +104,7 @@ ALTERNATIVES = [
         """        (kh, kw), (sh, sw), (oh, ow) = ctx.windows.shape[4:], ctx.stride, grad.shape[2:]
         grad_out = np.empty_like(ctx.out)  # G laid out as the output: like with like is fast
         grad_out[...] = grad
-        grad_x, taken = np.zeros_like(ctx.x), np.zeros(ctx.out.shape, bool)
+        grad_x, taken = np.zeros_like(ctx.x), np.zeros_like(ctx.out, dtype=bool)
         for k in range(kh * kw):  # row-major order, so a tie goes to its first maximum
             i, j = divmod(k, kw)
             won = ctx.windows[..., i, j] == ctx.out

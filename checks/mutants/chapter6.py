@@ -57,13 +57,13 @@ MUTANTS = [
     ),
     Mutant(
         "6.3", "bias gradient not summed over the batch (first image only)",
-        "return grad.sum(axis=(0, 2, 3))",
-        "return grad[0].sum(axis=(1, 2))",
+        "grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])",
+        "grad2 = grad[:1].transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])",
     ),
     Mutant(
         "6.3", "bias gradient not summed over positions (top-left only)",
-        "return grad.sum(axis=(0, 2, 3))",
-        "return grad[:, :, 0, 0].sum(axis=0)",
+        "grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])",
+        "grad2 = grad[:, :, :1, :1].transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])",
     ),
     # -- 6.4 input gradient
     Mutant(
