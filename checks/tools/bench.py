@@ -127,12 +127,16 @@ def table(results: dict[str, dict]) -> None:
 
 def side_by_side(passes: dict[int, dict[str, dict]]) -> None:
     """One row per workload: ms/step, × floor and × PyTorch at each thread count given."""
-    print("\nside by side (ms/step, × floor, × PyTorch):")
+    print("\nside by side (ms/step, × floor, × PyTorch; W1: × faster than micrograd's design):")
     print(f"{'workload':<10}" + "".join(f"{f'{count} thread(s)':>28}" for count in passes))
     for name in next(iter(passes.values())):
         cells = []
         for results in passes.values():
             r = results.get(name, {})
+            if "closure_ms" in r:  # W1: how many times faster than micrograd's design
+                cells.append(f"{figure(r.get('ms_per_step'))} ({r['closure_ms'] / r['ms_per_step']:.1f}× "
+                             "faster)")
+                continue
             cells.append(f"{figure(r.get('ms_per_step'))} {figure(ratio(r, 'floor_ms'), '×')} "
                          f"{figure(ratio(r, 'torch_ms'), '×')}")
         print(f"{name:<10}" + "".join(f"{cell:>28}" for cell in cells))
