@@ -9,7 +9,8 @@ The zip holds `setup.sh` (a venv with the course's runtime needs, from PyPI), `r
 and `course/`: the reference checks and the learner files as `make student` writes them.
 `run_autograder` copies `course/` to a fresh folder, puts the submitted `framework/` over its
 learner files, grades it there with the zip's own checks (never the submission's) and writes
-`results/results.json` in Gradescope's format: one test per exercise, the total, the score table.
+`results/results.json` in Gradescope's format: one test per exercise, the total, the score table;
+a bonus exercise is a test worth 0 points, tagged "bonus", so each chapter still totals 100.
 `AUTOGRADER_ROOT` (default /autograder) and `AUTOGRADER_PYTHON` (default the venv setup.sh
 makes) let the selftests run it in a temporary folder.
 """
