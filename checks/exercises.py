@@ -255,7 +255,7 @@ EXERCISES = [
         "clipping.",
     ),
     Exercise(
-        "4.6", "Warm-up + cosine schedule", 15, ("optim.py",),
+        "4.6", "Warm-up + cosine schedule", 15, ("lr_scheduler.py",),
         "4.6 Warm-up, then cosine decay",
         "Steps count from 0: base * step / warmup_steps while step < warmup_steps, then "
         "min_lr + (base - min_lr) * (1 + cos(pi * p)) / 2 with p = (step - warmup) / "

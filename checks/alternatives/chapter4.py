@@ -106,7 +106,7 @@ ALTERNATIVES = [
             g *= factor
         return total
         """, 4)),
-    Mutant("4.6", "the schedule tested from the end, the cosine factor named", OPTIM, code("""
+    Mutant("4.6", "the schedule tested from the end, the cosine factor named", "lr_scheduler.py", code("""
         if step < self.warmup_steps:
             return base_lr * step / self.warmup_steps
         if step >= self.total_steps:

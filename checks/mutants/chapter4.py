@@ -160,27 +160,27 @@ MUTANTS = [
     ),
     # -- 4.6 warm-up + cosine
     Mutant(
-        "4.6", "warm-up off by one (step + 1)", "optim.py",
+        "4.6", "warm-up off by one (step + 1)", "lr_scheduler.py",
         "return base_lr * step / self.warmup_steps",
         "return base_lr * (step + 1) / self.warmup_steps",
     ),
     Mutant(
-        "4.6", "cosine off by one", "optim.py",
+        "4.6", "cosine off by one", "lr_scheduler.py",
         "progress = (step - self.warmup_steps) / (self.total_steps - self.warmup_steps)",
         "progress = (step - self.warmup_steps + 1) / (self.total_steps - self.warmup_steps)",
     ),
     Mutant(
-        "4.6", "cosine decays to 0, ignoring min_lr", "optim.py",
+        "4.6", "cosine decays to 0, ignoring min_lr", "lr_scheduler.py",
         "return self.min_lr + (base_lr - self.min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))",
         "return base_lr * 0.5 * (1.0 + math.cos(math.pi * progress))",
     ),
     Mutant(
-        "4.6", "cosine spread over total_steps, warm-up included", "optim.py",
+        "4.6", "cosine spread over total_steps, warm-up included", "lr_scheduler.py",
         "progress = (step - self.warmup_steps) / (self.total_steps - self.warmup_steps)",
         "progress = (step - self.warmup_steps) / self.total_steps",
     ),
     Mutant(
-        "4.6", "lr frozen at base after total_steps", "optim.py",
+        "4.6", "lr frozen at base after total_steps", "lr_scheduler.py",
         "        if step >= self.total_steps:\n            return self.min_lr\n",
         "        if step >= self.total_steps:\n            return base_lr\n",
     ),
