@@ -172,9 +172,9 @@ class Adam(Optimizer):
         m += (1.0 - beta1) * grad
         v *= beta2
         v += (1.0 - beta2) * np.square(grad)
-        denom = np.sqrt(v / (1.0 - beta2**t))
-        denom += group["eps"]
-        param -= group["lr"] / (1.0 - beta1**t) * m / denom
+        m_hat = m / (1.0 - beta1**t)
+        v_hat = v / (1.0 - beta2**t)
+        param -= group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"])
         ### END SOLUTION
 
 
