@@ -17,6 +17,7 @@ from ..autodiff import no_grad
 from ..generator import default_generator
 from ..tensor import Function, Tensor, unwrap
 from . import functional as F
+from . import init
 from .modules import Linear, Module, ModuleList, Parameter
 
 __all__ = [
@@ -446,15 +447,6 @@ class TransformerDecoder(Module):
         return tgt if self.norm is None else self.norm(tgt)
 
 
-def _stack(stack_type: type, layers: list[Module], d_model: int) -> Module:
-    """A stack of `layers` with a final LayerNorm, each layer keeping the weights it was drawn
-    with, in W3's order. (PyTorch's stacks copy one layer, and `torch.nn.Transformer` then
-    redraws only the weight matrices: its layers start with equal biases.)"""
-    stack = stack_type(layers[0], 0, LayerNorm(d_model))  # no copies: the drawn layers go in
-    stack.layers.extend(layers)
-    return stack
-
-
 def _modes(model: Module) -> list[tuple[Module, bool]]:
     """Every module of the tree with its own `training` flag (they may differ)."""
     return [(module, module.training) for module in model.modules()]
@@ -474,7 +466,7 @@ class Transformer(Module):
 
     Separate source and target embeddings, sinusoidal positions added (no scaling), pre-LN
     stacks with a final LayerNorm each, and a Linear to the target vocabulary. The defaults
-    are the W3 benchmark's model (236,816 parameters for vocabularies of 16).
+    make a model of 236,816 parameters for vocabularies of 16.
     """
 
     def __init__(
@@ -484,17 +476,29 @@ class Transformer(Module):
         padding_idx: int | None = None,
     ) -> None:
         super().__init__()
-        # built in this order, so the weights are drawn in W3's order
         self.src_embedding = Embedding(src_vocab_size, d_model, padding_idx)
         self.tgt_embedding = Embedding(tgt_vocab_size, d_model, padding_idx)
         self.positional = PositionalEncoding(d_model, max_len)
         layer = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
                      dropout=dropout, activation=activation, batch_first=True, norm_first=True)
-        self.encoder = _stack(TransformerEncoder, [TransformerEncoderLayer(**layer)
-                                                   for _ in range(num_encoder_layers)], d_model)
-        self.decoder = _stack(TransformerDecoder, [TransformerDecoderLayer(**layer)
-                                                   for _ in range(num_decoder_layers)], d_model)
+        self.encoder = TransformerEncoder(TransformerEncoderLayer(**layer), num_encoder_layers,
+                                          LayerNorm(d_model))
+        self.decoder = TransformerDecoder(TransformerDecoderLayer(**layer), num_decoder_layers,
+                                          LayerNorm(d_model))
         self.output = Linear(d_model, tgt_vocab_size)
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        """Give each copy in the stacks weights of its own: every Linear of every layer redrawn
+        from its default, U(-1/√in, 1/√in). (`torch.nn.Transformer` redraws the weight
+        matrices with xavier_uniform_ instead, and leaves the copies' biases equal.)"""
+        for stack in (self.encoder, self.decoder):
+            for module in stack.layers.modules():
+                if isinstance(module, Linear):
+                    bound = 1 / math.sqrt(module.in_features)
+                    for p in (module.weight, module.bias):
+                        if p is not None:
+                            init.uniform_(p, -bound, bound)
 
     def source_padding_mask(self, src, src_key_padding_mask=None) -> np.ndarray | None:
         """The mask forward and generate use: an explicit one wins; else, with a padding_idx,

@@ -1,14 +1,14 @@
 """Provided: the data sets and tasks the chapters train on, as plain NumPy arrays.
 
-- 2-D classification sets: `make_moons` (exactly as `checks/benchmarks/README.md` defines it, so every
-  framework in the benchmark sees the same points), `make_circles`, `make_spirals`;
+- 2-D classification sets: `make_moons` (a fixed recipe, so a seed gives the same points
+  in any program that follows it), `make_circles`, `make_spirals`;
   and `iterate_minibatches` to walk through them (`batch_indices` picks the rows of each
   batch, for it and for `framework.utils.data.DataLoader`).
 - Chapter 6's images: `load_digits`, the 8×8 handwritten digits shipped in `datasets/`,
   split into a fixed training and test set.
 - Chapter 7's text: `load_shakespeare`, about 1 MB of eight plays shipped in `datasets/`,
   split into a fixed training and validation part.
-- The digit-reversal task of benchmark W3: `reversal_batch`.
+- Chapter 5's digit-reversal task: `reversal_batch`.
 - Chapter 5's date normalisation task: `format_date` writes a date in one of
   `DATE_FORMATS` (`tuesday, 3 march 1998`, `3.3.98`, ...), `normalise` writes it as
   `1998-03-03`; `CharTokenizer` turns text into ids, and `DateTask` serves padded
@@ -44,7 +44,7 @@ def _noisy_shuffled(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Add Gaussian noise to the points, shuffle points and labels together, cast."""
     n = len(points)
-    # The noise is drawn before the permutation: checks/benchmarks/README.md fixes this order.
+    # the noise is drawn before the permutation: part of the recipe, as the seed is
     X = points + rng.normal(0.0, noise, (n, 2))
     order = rng.permutation(n)
     return X[order].astype(dtype), labels[order]
@@ -60,7 +60,7 @@ def make_moons(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half circles: `n` points `X` (n, 2) and labels `y` (n,) int64.
 
-    Exactly the recipe of `checks/benchmarks/README.md`: the upper moon `(cos t, sin t)` (label 0)
+    The recipe: the upper moon `(cos t, sin t)` (label 0)
     holds `n // 2` points, the lower moon `(1 - cos t, 0.5 - sin t)` (label 1) the
     rest, `t` evenly spaced over [0, pi]; then noise N(0, noise²) and a shuffle, both
     from `np.random.default_rng(seed)`. Computed in float64, then cast to `dtype`.
@@ -229,7 +229,7 @@ def load_shakespeare(validation_fraction: float = 0.1) -> tuple[str, str]:
     return text[:cut], text[cut:]
 
 
-# -- the digit-reversal task (benchmark W3) ----------------------------------------------
+# -- the digit-reversal task ----------------------------------------------------------------
 
 REVERSAL_VOCAB_SIZE = 16  # ids 0-9 are digits, 10 is BOS, 11-15 are unused
 REVERSAL_BOS = 10
@@ -243,7 +243,7 @@ def reversal_batch(
     `src` holds random digits 0-9, `tgt_out` is `src` reversed along each row, and
     `tgt_in` is `tgt_out` shifted right behind `REVERSAL_BOS` (the decoder's input
     under teacher forcing). Digits come from `rng` (the shared `default_generator()`
-    when None). W3's held-out set is `reversal_batch(1000, rng=np.random.default_rng(999))`.
+    when None).
     """
     rng = default_generator() if rng is None else rng
     src = rng.integers(0, 10, size=(batch_size, length), dtype=np.int64)
