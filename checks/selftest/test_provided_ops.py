@@ -296,7 +296,7 @@ def seeded_dropout(seed):
 
 def embedding_of(ids):
     def op(weight):
-        return nn.transformer.EmbeddingFunction.apply(weight, ids)
+        return nn.sparse.EmbeddingFunction.apply(weight, ids)
 
     return op
 

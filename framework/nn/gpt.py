@@ -19,7 +19,9 @@ from ..generator import default_generator
 from ..tensor import Tensor, unwrap
 from . import functional as F
 from .modules import Linear, Module, ModuleList
-from .transformer import Embedding, LayerNorm, MultiheadAttention, _modes, _restore_modes
+from .normalization import LayerNorm
+from .sparse import Embedding
+from .transformer import MultiheadAttention, _modes, _restore_modes
 
 __all__ = [
     "GPT", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "bits_per_char",

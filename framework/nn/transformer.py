@@ -14,14 +14,16 @@ import math
 import numpy as np
 
 from ..autodiff import no_grad
-from ..generator import default_generator
-from ..tensor import Function, Tensor, unwrap
+from ..tensor import Tensor, unwrap
 from . import functional as F
 from . import init
-from .modules import Linear, Module, ModuleList, Parameter
+from .dropout import Dropout
+from .modules import Linear, Module, ModuleList
+from .normalization import LayerNorm
+from .sparse import Embedding
 
 __all__ = [
-    "Dropout", "Embedding", "LayerNorm", "MultiheadAttention", "PositionalEncoding",
+    "MultiheadAttention", "PositionalEncoding",
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerEncoderLayer", "seq2seq_loss", "shift_right", "sinusoidal_positional_encoding",
 ]
@@ -39,73 +41,7 @@ def sinusoidal_positional_encoding(length: int, d_model: int) -> np.ndarray:
     ### END SOLUTION
 
 
-# -- embeddings and positions (provided) ----------------------------------------------------------
-
-
-def _ids(tokens, op: str, count: int) -> np.ndarray:
-    """Token ids as an int array, checked to lie in 0..count-1."""
-    ids = np.asarray(unwrap(tokens))
-    if not np.issubdtype(ids.dtype, np.integer):
-        raise TypeError(f"{op}: token ids must be integers, got {ids.dtype}; pass an int array")
-    if ids.size and (ids.min() < 0 or ids.max() >= count):
-        bad = ids[(ids < 0) | (ids >= count)][0]
-        raise IndexError(f"{op}: token id {bad} is outside 0..{count - 1} (num_embeddings={count})")
-    return ids
-
-
-class EmbeddingFunction(Function):
-    """out = W[ids]; ∂W[v] = Σ of the gradients of the positions holding id v (none for padding)."""
-
-    @staticmethod
-    def forward(ctx, weight, ids, padding_idx=None):
-        ctx.ids, ctx.shape, ctx.padding_idx = ids, weight.shape, padding_idx
-        return weight[ids]
-
-    @staticmethod
-    def backward(ctx, grad):
-        # sort the positions by id, then add up each id's run of rows in one reduceat:
-        # several times faster than np.add.at, for any vocabulary size
-        ids = ctx.ids.ravel()
-        order = np.argsort(ids, kind="stable")
-        sorted_ids = ids[order]
-        starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
-        grad_w = np.zeros(ctx.shape, dtype=grad.dtype)
-        if len(ids):
-            rows = grad.reshape(-1, ctx.shape[1])[order]
-            grad_w[sorted_ids[starts]] = np.add.reduceat(rows, starts, axis=0)
-        if ctx.padding_idx is not None:
-            grad_w[ctx.padding_idx] = 0
-        return grad_w, None
-
-
-class Embedding(Module):
-    """A table of num_embeddings learned vectors: ids (...) → vectors (..., embedding_dim).
-
-    Rows start N(0, 1) (PyTorch's init); the row padding_idx starts at zero and is never
-    updated, so padding contributes nothing.
-    """
-
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 dtype=np.float32) -> None:
-        super().__init__()
-        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
-            raise ValueError(f"Embedding: padding_idx={padding_idx} is not a row of "
-                             f"0..{num_embeddings - 1}")
-        weight = default_generator().standard_normal((num_embeddings, embedding_dim))
-        if padding_idx is not None:
-            padding_idx %= num_embeddings
-            weight[padding_idx] = 0
-        self.weight = Parameter(weight.astype(dtype))
-        self.num_embeddings, self.embedding_dim, self.padding_idx = (
-            num_embeddings, embedding_dim, padding_idx)
-
-    def forward(self, tokens) -> Tensor:
-        ids = _ids(tokens, "Embedding", self.num_embeddings)
-        return EmbeddingFunction.apply(self.weight, ids, padding_idx=self.padding_idx)
-
-    def extra_repr(self) -> str:
-        padding = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+# -- positions (provided) ----------------------------------------------------------------------
 
 
 class PositionalEncoding(Module):
@@ -127,42 +63,6 @@ class PositionalEncoding(Module):
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, max_len={self.max_len}"
-
-
-class LayerNorm(Module):
-    """Normalise each row over its last axes (normalized_shape), then scale and shift them."""
-
-    def __init__(self, normalized_shape: int | tuple[int, ...], eps: float = 1e-5,
-                 dtype=np.float32) -> None:
-        super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        self.normalized_shape, self.eps = shape, eps
-        self.weight = Parameter(np.ones(shape, dtype=dtype))
-        self.bias = Parameter(np.zeros(shape, dtype=dtype))
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
-
-    def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}"
-
-
-class Dropout(Module):
-    """Zeroes each element with probability p while training (scaling the rest by 1/(1-p));
-    the identity in eval mode. Draws from the shared generator (`framework.manual_seed`).
-    """
-
-    def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"Dropout: p={p} must be a probability in [0, 1]")
-        self.p = p
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}"
 
 
 # -- exercise 5.4: multi-head attention -----------------------------------------------------------
