@@ -118,12 +118,25 @@ def source_modules() -> dict[str, tuple[Path, bool]]:
     return found
 
 
+def type_checking_only(tree: ast.AST) -> set[ast.AST]:
+    """The import statements under `if TYPE_CHECKING:`, which Python never runs: names for
+    annotations only."""
+    blocks = [node for node in ast.walk(tree) if isinstance(node, ast.If)
+              and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"]
+    return {inner for block in blocks for statement in block.body for inner in ast.walk(statement)}
+
+
 def imported_modules(name: str, path: Path, is_package: bool, known) -> set[str]:
-    """The modules of `known` that `name` imports anywhere in its file, inside functions too:
-    `from package import name` counts as the submodule where there is one, else the package."""
+    """The modules of `known` that `name` imports anywhere in its file, inside functions too
+    (not under `if TYPE_CHECKING:`, which never runs): `from package import name` counts as
+    the submodule where there is one, else the package."""
     package = name if is_package else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    skipped = type_checking_only(tree)
+    for node in ast.walk(tree):
+        if node in skipped:
+            continue
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name in known}
         elif isinstance(node, ast.ImportFrom):
@@ -194,6 +207,13 @@ def test_an_import_inside_a_function_counts(tmp_path):
     (tmp_path / "a.py").write_text("def later():\n    from .b import x\n")
     known = {"p.a": (tmp_path / "a.py", False), "p.b": (tmp_path / "b.py", False)}
     assert imported_modules("p.a", tmp_path / "a.py", False, known) == {"p.b"}
+
+
+def test_an_import_for_annotations_only_does_not_count(tmp_path):
+    (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                   "    from .b import x\nfrom .c import y\n")
+    known = {name: (tmp_path / f"{name[2:]}.py", False) for name in ("p.a", "p.b", "p.c")}
+    assert imported_modules("p.a", tmp_path / "a.py", False, known) == {"p.c"}
 
 
 def test_a_cycle_is_found_and_shown_as_a_path():

@@ -15,8 +15,9 @@ import math
 import numpy as np
 
 from ..autodiff import no_grad
+from ..function import unwrap
 from ..generator import default_generator
-from ..tensor import Tensor, unwrap
+from ..tensor import Tensor
 from . import functional as F
 from .modules import Linear, Module, ModuleList
 from .normalization import LayerNorm

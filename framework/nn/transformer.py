@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 from ..autodiff import no_grad
-from ..tensor import Tensor, unwrap
+from ..function import unwrap
+from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .dropout import Dropout

@@ -61,7 +61,9 @@ def _chapter1() -> dict[str, Callable[[], object]]:
 
 
 def _chapter2() -> dict[str, Callable[[], object]]:
-    from .tensor import Tensor, numerical_gradient, unbroadcast
+    from .function import unbroadcast
+    from .gradcheck import numerical_gradient
+    from .tensor import Tensor
 
     x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
     row, column = _tensor(1.0, 2.0, 3.0, requires_grad=True), _tensor([2.0], [4.0])

@@ -12,18 +12,10 @@ import math
 import numpy as np
 
 from .._dims import accepts_dim
+from ..function import Function, broadcast_failure, unbroadcast, unwrap
 from ..generator import default_generator
-from ..tensor import (
-    Function,
-    ReLU,
-    Sigmoid,
-    Tanh,
-    Tensor,
-    broadcast_failure,
-    stable_sigmoid,
-    unbroadcast,
-    unwrap,
-)
+from ..ops import ReLU, Sigmoid, Tanh, stable_sigmoid
+from ..tensor import Tensor
 
 
 def __getattr__(name: str):

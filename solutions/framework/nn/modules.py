@@ -17,8 +17,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..function import unwrap
 from ..generator import default_generator
-from ..tensor import Tensor, unwrap
+from ..tensor import Tensor
 from . import functional as F
 from . import init
 

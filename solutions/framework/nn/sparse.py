@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..function import Function, unwrap
 from ..generator import default_generator
-from ..tensor import Function, Tensor, unwrap
+from ..tensor import Tensor
 from .modules import Module, Parameter
 
 __all__ = ["Embedding"]
