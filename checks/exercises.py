@@ -270,14 +270,14 @@ EXERCISES = [
         "[:, 1::2] get cos of the same angles; return float32.",
     ),
     Exercise(
-        "5.2", "LayerNorm", 15, ("nn/functional.py",),
+        "5.2", "LayerNorm", 15, ("nn/functional_transformer.py",),
         "5.2 LayerNorm",
         "Fold x to rows (M, size); x̂ = (x - mean) / √(var + eps) with the BIASED variance "
         "(divide by size, not size - 1), per row. Backward with ĝ = g·w: ∂x = (ĝ - mean ĝ - "
         "x̂·mean(ĝ·x̂)) / σ per row; ∂w = Σ_rows g·x̂, ∂b = Σ_rows g.",
     ),
     Exercise(
-        "5.3", "Scaled dot-product attention", 20, ("nn/functional.py",),
+        "5.3", "Scaled dot-product attention", 20, ("nn/functional_transformer.py",),
         "5.3 Attention: a soft dictionary lookup",
         "Scores Q Kᵀ · 1/√E; BEFORE the softmax add -inf where attn_mask is False (True = may "
         "attend) and above the diagonal when is_causal (np.triu(..., 1): key j > query i). "
@@ -287,7 +287,7 @@ EXERCISES = [
         time_limit=90.0,
     ),
     Exercise(
-        "5.4", "Multi-head attention", 15, ("nn/transformer.py",),
+        "5.4", "Multi-head attention", 15, ("nn/attention.py",),
         "5.4 Many heads",
         "split_heads: reshape (N, T, E) to (N, T, H, head_dim), then swap axes 1 and 2; "
         "merge_heads undoes it in the reverse order (transpose, then reshape). The masks are "

@@ -140,7 +140,7 @@ def _chapter4() -> dict[str, Callable[[], object]]:
 def _chapter5() -> dict[str, Callable[[], object]]:
     """Only what chapter 7's GPT builds on: LayerNorm, attention and its heads (5.2–5.4)."""
     from .nn import functional as F
-    from .nn.transformer import MultiheadAttention
+    from .nn.attention import MultiheadAttention
 
     x = _tensor(*np.linspace(-1.0, 1.0, 8)).reshape(1, 2, 4)
     return {

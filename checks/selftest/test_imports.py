@@ -85,7 +85,7 @@ for name in framework.nn.__all__:
 assert set(framework.__all__) <= set(dir(framework))
 assert set(framework.nn.__all__) <= set(dir(framework.nn))
 assert framework.nn.F is framework.nn.functional
-assert framework.save is framework.nn.modules.save
+assert framework.save is framework.nn.serialization.save
 namespace = {}
 exec("from framework import *; from framework.nn import *", namespace)
 assert {"Tensor", "Linear", "optim", "nn"} <= set(namespace)

@@ -19,10 +19,11 @@ from ..function import unwrap
 from ..generator import default_generator
 from ..tensor import Tensor
 from . import functional as F
+from .attention import MultiheadAttention
 from .modules import Linear, Module, ModuleList
 from .normalization import LayerNorm
 from .sparse import Embedding
-from .transformer import MultiheadAttention, _modes, _restore_modes
+from .transformer import _modes, _restore_modes
 
 __all__ = [
     "GPT", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "bits_per_char",
