@@ -1,5 +1,5 @@
 """Provided: `LayerNorm`, as in `torch.nn` (torch/nn/modules/normalization.py); its op,
-`F.layer_norm`, is chapter 5's exercise in `functional.py`.
+`F.layer_norm`, is chapter 5's exercise in `functional_transformer.py`.
 """
 
 from __future__ import annotations
