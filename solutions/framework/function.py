@@ -13,10 +13,14 @@ is exercise 2.2. The ops themselves are in `ops.py` and `shape_ops.py`; `Tensor`
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import autodiff
+
+if TYPE_CHECKING:  # for the annotations only: tensor.py imports this file
+    from .tensor import Tensor
 
 Shape = tuple[int, ...]
 
@@ -132,20 +136,20 @@ class Function:
         raise NotImplementedError
 
     @classmethod
-    def apply(cls, *args, **kwargs):
-        Tensor = Function.tensor_type
+    def apply(cls, *args, **kwargs) -> Tensor:
+        tensor_type = Function.tensor_type
         ctx = Context()
         out = cls.forward(ctx, *[unwrap(a) for a in args], **kwargs)
-        needs = [isinstance(a, Tensor) and a.requires_grad for a in args]
+        needs = [isinstance(a, tensor_type) and a.requires_grad for a in args]
         if True not in needs or not autodiff.is_grad_enabled():
-            return Tensor._make(out)
+            return tensor_type._make(out)
         ctx.needs_input_grad = tuple(needs)
         # list comprehensions, not generators: apply runs for every op of every step
         positions = tuple([i for i, need in enumerate(needs) if need])
         parents = tuple([args[i] for i in positions])
         shapes = tuple([p.data.shape for p in parents])
         node = BackwardNode(cls, ctx, positions, shapes)
-        return Tensor._make(out, parents, node, cls.__name__.lower())
+        return tensor_type._make(out, parents, node, cls.__name__.lower())
 
 
 def _shape(x) -> Shape:
