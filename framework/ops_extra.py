@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .tensor import Function, Tensor
+from .function import Function
+from .tensor import Tensor
 
 # -- bonus exercise 2.11 -----------------------------------------------------------------------
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .optim import Optimizer, ParamsArgument, _check_non_negative
+from .optim import _check_non_negative
+from .optimizer import Optimizer, ParamsArgument
 
 # -- bonus exercise 4.7 ------------------------------------------------------------------------
 

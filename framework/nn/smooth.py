@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Function, Tensor, stable_sigmoid, unwrap
+from ..function import Function, unwrap
+from ..ops import stable_sigmoid
+from ..tensor import Tensor
 from .functional import _check_reduction, _reduce, _reduction_scale, _same_shape
 
 # -- bonus exercise 3.8 ------------------------------------------------------------------------

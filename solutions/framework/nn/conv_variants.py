@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Function, Tensor, concatenate
+from ..creation import concatenate
+from ..function import Function
+from ..tensor import Tensor
 from .conv import conv2d
 
 # -- bonus exercise 6.8 ------------------------------------------------------------------------
