@@ -184,7 +184,7 @@ MUTANTS = [
     ),
     # -- 4.7 (bonus) RMSprop
     Mutant(
-        "4.7", "eps inside the square root",
+        "4.7", "eps inside the square root of the average",
         "param -= group[\"lr\"] * grad / (np.sqrt(v) + group[\"eps\"])",
         "param -= group[\"lr\"] * grad / np.sqrt(v + group[\"eps\"])",
     ),
