@@ -33,6 +33,11 @@ NP_CALL = re.compile(r"\bnp\.\w+|\bnumpy\.\w+")
 DETAILS = re.compile(r"<details>(.*?)</details>", re.DOTALL)
 SUMMARY = re.compile(r"<summary>\s*Hint (\d+) — .+?</summary>")
 HEADING = re.compile(r"^(#+)\s+(.*?)\s*$")
+# What a contract names, so that a rename or a move in the package cannot leave it stale: a
+# file of the package, and a call of a class, of a class's method or of a private function.
+NAMED_FILE = re.compile(r"`(?:framework/)?((?:nn/|utils/)?\w+\.py)`")
+NAMED_CALL = re.compile(r"`(?:[A-Z]\w*\.(\w+)|([A-Z]\w*|_\w+))\(")
+PACKAGE = ROOT / "solutions" / "framework"
 
 
 def exercises() -> list[Exercise]:
@@ -63,6 +68,17 @@ def sections() -> dict[str, str]:
 
 
 SECTIONS = sections()
+
+
+def contract(text: str) -> str:
+    """The section's **Contract.** paragraph (its bullets included), or ''."""
+    return next((p.strip() for p in re.split(r"\n\s*\n", text)
+                 if p.strip().startswith("**Contract.**")), "")
+
+
+def defined_names() -> set[str]:
+    source = "\n".join(path.read_text() for path in PACKAGE.rglob("*.py"))
+    return set(re.findall(r"^\s*(?:def|class)\s+(\w+)", source, re.MULTILINE))
 
 
 def contract_problem(text: str) -> str | None:
@@ -107,6 +123,23 @@ def test_an_exercise_states_its_contract_before_any_hint(exercise_id):
 
 
 @pytest.mark.parametrize("exercise_id", [ex.id for ex in exercises()])
+def test_a_contract_names_only_the_files_of_its_exercise(exercise_id):
+    ex = next(ex for ex in EXERCISES if ex.id == exercise_id)
+    named = set(NAMED_FILE.findall(contract(SECTIONS[exercise_id])))
+    assert named <= set(ex.files), (
+        f"the contract of {exercise_id} names {sorted(named - set(ex.files))}; "
+        f"checks/exercises.py says it is written in {list(ex.files)}")
+
+
+@pytest.mark.parametrize("exercise_id", [ex.id for ex in exercises()])
+def test_a_contract_names_only_what_the_package_defines(exercise_id):
+    calls = {a or b for a, b in NAMED_CALL.findall(contract(SECTIONS[exercise_id]))}
+    missing = sorted(calls - defined_names())
+    assert not missing, (
+        f"the contract of {exercise_id} names {missing}: no def or class of solutions/framework")
+
+
+@pytest.mark.parametrize("exercise_id", [ex.id for ex in exercises()])
 def test_an_exercise_folds_at_least_two_numbered_hints(exercise_id):
     problem = hints_problem(SECTIONS[exercise_id])
     assert problem is None, f"exercise {exercise_id}: {problem}"
@@ -138,6 +171,13 @@ def test_a_section_without_a_contract_is_caught():
     assert contract_problem(RECIPE) == "no paragraph starts with **Contract.**"
     late = RECIPE + "\n<details><summary>Hint 1 — x</summary>\n\ny\n</details>\n\n**Contract.** z"
     assert contract_problem(late) == "the **Contract.** paragraph comes after a hint"
+
+
+def test_a_stale_name_or_file_in_a_contract_is_caught():
+    stale = "**Contract.** `Value.__gone__(x)` and `_no_such_rule(g)`, in `framework/old.py`."
+    assert NAMED_FILE.findall(stale) == ["old.py"]
+    calls = {a or b for a, b in NAMED_CALL.findall(stale)}
+    assert calls - defined_names() == {"__gone__", "_no_such_rule"}
 
 
 def test_a_section_without_two_numbered_hints_is_caught():
