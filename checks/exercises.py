@@ -118,7 +118,7 @@ EXERCISES = [
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
-        "2.1", "Numerical gradient for arrays", 5, ("tensor.py",),
+        "2.1", "Numerical gradient for arrays", 5, ("gradcheck.py",),
         "2.1 Checking gradients of arrays",
         "Check the contract: a float64 result of x's shape; each element perturbed on a float64 "
         "COPY of x (the caller's array never changes, not even while f runs) and restored before "
@@ -126,28 +126,28 @@ EXERCISES = [
         "calls.",
     ),
     Exercise(
-        "2.2", "Unbroadcast", 15, ("tensor.py",),
+        "2.2", "Unbroadcast", 15, ("function.py",),
         "2.2 The gradient of a broadcast is a sum",
         "The result has exactly `shape`: sum over the leading axes grad has and shape lacks, and "
         "over the axes where shape has 1 and grad does not (kept, with size 1); grad itself when "
         "the shapes agree. The section's folded hints show the shapes step by step.",
     ),
     Exercise(
-        "2.3", "Binary elementwise backward", 15, ("tensor.py",),
+        "2.3", "Binary elementwise backward", 15, ("ops.py",),
         "2.3 Backward of add, mul, div and pow",
         "Each gradient has its input's shape and dtype: the elementwise rule, then unbroadcast to "
         "that input's shape; None where ctx.needs_input_grad says no gradient is needed. The "
         "section's folded hints give the formulas.",
     ),
     Exercise(
-        "2.4", "Unary elementwise backward", 10, ("tensor.py",),
+        "2.4", "Unary elementwise backward", 10, ("ops.py",),
         "2.4 Backward of exp, log, tanh, relu and sigmoid",
         "Multiply the incoming gradient by the local derivative, elementwise; reuse the saved "
         "output where the derivative is written in terms of it. The section's folded hints give "
         "the formulas.",
     ),
     Exercise(
-        "2.5", "Sum and mean backward", 10, ("tensor.py",),
+        "2.5", "Sum and mean backward", 10, ("ops.py",),
         "2.5 Reductions: sum and mean",
         "Put the reduced axes back, with size 1, in their places (unless keepdims) before "
         "broadcasting to the input's shape: on a square input a gradient broadcast along the "
@@ -155,21 +155,21 @@ EXERCISES = [
         "elements reduced. The section's folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
-        "2.6", "Max backward", 10, ("tensor.py",),
+        "2.6", "Max backward", 10, ("ops.py",),
         "2.6 Max, and what to do with ties",
         "The gradient goes where a equals its group's maximum, divided by the count of ties in "
         "that group; count in the input's dtype (an integer count turns a float32 gradient into "
         "float64). The section's folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
-        "2.7", "Reshape and permute backward", 5, ("tensor.py",),
+        "2.7", "Reshape and permute backward", 5, ("shape_ops.py",),
         "2.7 Reshape and permute",
         "Undo the forward: reshape back to the input's shape; permute back with the INVERSE order "
         "(inverse[axes[i]] = i), which differs from axes once there are three axes. The section's "
         "folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
-        "2.8", "Matmul backward", 15, ("tensor.py",),
+        "2.8", "Matmul backward", 15, ("ops.py",),
         "2.8 Matrix products",
         "dA = G Bᵀ and dB = Aᵀ G, transposing only the last two axes; view a 1-D operand as a row "
         "or a column, and unbroadcast batch axes. Put the axes the product removed back into G in "
@@ -178,7 +178,7 @@ EXERCISES = [
         "folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
-        "2.9", "Getitem backward", 10, ("tensor.py",),
+        "2.9", "Getitem backward", 10, ("shape_ops.py",),
         "2.9 Indexing and scatter-add",
         "A repeated index must receive the SUM of its gradients: `grad[index] += g` keeps only "
         "one of them (NumPy buffers the write). The section's last folded hint names the "
@@ -278,7 +278,7 @@ EXERCISES = [
         "clipping.",
     ),
     Exercise(
-        "4.6", "Warm-up + cosine schedule", 15, ("optim.py",),
+        "4.6", "Warm-up + cosine schedule", 15, ("lr_scheduler.py",),
         "4.6 Warm-up, then cosine decay",
         "Steps count from 0: base * step / warmup_steps while step < warmup_steps, then "
         "min_lr + (base - min_lr) * (1 + cos(pi * p)) / 2 with p = (step - warmup) / "
@@ -293,14 +293,14 @@ EXERCISES = [
         "[:, 1::2] get cos of the same angles; return float32.",
     ),
     Exercise(
-        "5.2", "LayerNorm", 15, ("nn/functional.py",),
+        "5.2", "LayerNorm", 15, ("nn/functional_transformer.py",),
         "5.2 LayerNorm",
         "Fold x to rows (M, size); x̂ = (x - mean) / √(var + eps) with the BIASED variance "
         "(divide by size, not size - 1), per row. Backward with ĝ = g·w: ∂x = (ĝ - mean ĝ - "
         "x̂·mean(ĝ·x̂)) / σ per row; ∂w = Σ_rows g·x̂, ∂b = Σ_rows g.",
     ),
     Exercise(
-        "5.3", "Scaled dot-product attention", 20, ("nn/functional.py",),
+        "5.3", "Scaled dot-product attention", 20, ("nn/functional_transformer.py",),
         "5.3 Attention: a soft dictionary lookup",
         "Scores Q Kᵀ · 1/√E; BEFORE the softmax add -inf where attn_mask is False (True = may "
         "attend) and above the diagonal when is_causal (np.triu(..., 1): key j > query i). "
@@ -310,7 +310,7 @@ EXERCISES = [
         time_limit=90.0,
     ),
     Exercise(
-        "5.4", "Multi-head attention", 15, ("nn/transformer.py",),
+        "5.4", "Multi-head attention", 15, ("nn/attention.py",),
         "5.4 Many heads",
         "split_heads: reshape (N, T, E) to (N, T, H, head_dim), then swap axes 1 and 2; "
         "merge_heads undoes it in the reverse order (transpose, then reshape). The masks are "
