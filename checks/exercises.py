@@ -296,8 +296,8 @@ EXERCISES = [
         "3.9", "The Huber loss", 0, ("nn/smooth.py",),
         "3.9 Bonus: the Huber loss",
         "d = x - y; where |d| <= delta the loss is d²/2, elsewhere delta·(|d| - delta/2) (the "
-        "two meet with the same slope at ±delta). The gradient is d clipped to [-delta, delta] "
-        "(np.clip), divided by the element count for 'mean'; the target's is its negative.",
+        "two meet with the same slope at ±delta). The gradient is d clipped to [-delta, delta], "
+        "divided by the element count for 'mean'; the target's is its negative.",
         bonus=True,
     ),
     # -- chapter 4: optimizers (issue 6) ------------------------------------------------------
@@ -439,9 +439,9 @@ EXERCISES = [
         "5.9", "One step of beam search", 0, ("nn/beam_search.py",),
         "5.9 Bonus: one step of beam search",
         "Add each beam's score to its row of log-probabilities (broadcast (B, 1) + (B, V)), "
-        "flatten to B·V candidates, sort by score descending with a STABLE sort (np.argsort of "
-        "the negated scores, kind='stable': ties keep the lower flat index), keep beam_size; "
-        "flat index i is beam i // V, token i % V (np.divmod).",
+        "flatten to B·V candidates, sort by score descending with a STABLE sort of the negated "
+        "scores (ties keep the lower flat index), keep beam_size; flat index i is beam i // V, "
+        "token i % V.",
         bonus=True,
     ),
     Exercise(
@@ -588,7 +588,7 @@ EXERCISES = [
     Exercise(
         "7.8", "Repetition penalty", 0, ("nn/text_metrics.py",),
         "7.8 Bonus: repetition penalty",
-        "Mark the ids seen in each row once (a boolean (N, V) table, np.put_along_axis with "
+        "Mark the ids seen in each row once (a boolean (N, V) table filled along axis 1 from "
         "previous); where marked, logit / penalty if the logit is > 0 else logit * penalty; "
         "work on a copy, and keep the logits' dtype.",
         bonus=True,
