@@ -368,7 +368,7 @@ EXERCISES = [
         "Check the three steps: spread G by the stride (zeros between), the kernel FLIPPED in "
         "both axes with the channel axes swapped (the sum runs over C_out), and the result "
         "placed in the padded input's frame before cropping (pixels no window read get 0). "
-        "Speed: contract through BLAS, np.tensordot (or np.einsum with optimize=True); plain "
+        "Speed: contract through BLAS, tensordot (or einsum with optimize=True); plain "
         "einsum loops without BLAS (a learner's CNN trained in 69 s with it, 7.5 s with "
         "tensordot; the notebook allows 120 s). The section named below has folded hints, from "
         "the idea to the calls.",
