@@ -349,10 +349,10 @@ EXERCISES = [
     Exercise(
         "6.2", "Convolution forward", 15, ("nn/conv.py",),
         "6.2 Convolution as one matrix product",
-        "Check the order of the axes: a row of the columns lists window (n, i, j) in the order "
-        "(c, u, v), channel first, as the flattened weight does, and the product's rows come "
-        "out as (n, i, j) and must become (N, C_out, OH, OW). Save exactly those columns: 6.3 "
-        "reads them. The section named below has folded hints, from the idea to the calls.",
+        "Check the order of the axes: each row of the columns lists one window's C·kH·kW "
+        "numbers in the order of the kernels it is multiplied with (and in which 6.3 reads "
+        "them), and the product's rows come out as (n, i, j) and must become (N, C_out, OH, "
+        "OW). The section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.3", "Weight and bias gradients", 15, ("nn/conv.py",),
