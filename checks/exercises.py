@@ -109,45 +109,45 @@ EXERCISES = [
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
-        "2.1", "Numerical gradient for arrays", 5, ("tensor.py",),
+        "2.1", "Numerical gradient for arrays", 5, ("gradcheck.py",),
         "2.1 Checking gradients of arrays",
         "Perturb one element at a time (np.ndindex), on a float64 copy, and restore it.",
     ),
     Exercise(
-        "2.2", "Unbroadcast", 15, ("tensor.py",),
+        "2.2", "Unbroadcast", 15, ("function.py",),
         "2.2 The gradient of a broadcast is a sum",
         "Sum over the leading axes grad has and shape lacks, then over the axes where "
         "shape has 1 (keepdims=True).",
     ),
     Exercise(
-        "2.3", "Binary elementwise backward", 15, ("tensor.py",),
+        "2.3", "Binary elementwise backward", 15, ("ops.py",),
         "2.3 Backward of add, mul, div and pow",
         "Compute the elementwise gradient, then unbroadcast it to each input's shape.",
     ),
     Exercise(
-        "2.4", "Unary elementwise backward", 10, ("tensor.py",),
+        "2.4", "Unary elementwise backward", 10, ("ops.py",),
         "2.4 Backward of exp, log, tanh, relu and sigmoid",
         "Multiply the incoming gradient by the local derivative, elementwise; reuse the "
         "saved output where the derivative is written in terms of it.",
     ),
     Exercise(
-        "2.5", "Sum and mean backward", 10, ("tensor.py",),
+        "2.5", "Sum and mean backward", 10, ("ops.py",),
         "2.5 Reductions: sum and mean",
         "Put the reduced axes back (np.expand_dims) unless keepdims, then broadcast to the "
         "input shape; mean divides by the number of elements reduced.",
     ),
     Exercise(
-        "2.6", "Max backward", 10, ("tensor.py",),
+        "2.6", "Max backward", 10, ("ops.py",),
         "2.6 Max, and what to do with ties",
         "The gradient goes where a == max (kept dims); divide by the count of ties.",
     ),
     Exercise(
-        "2.7", "Reshape and permute backward", 5, ("tensor.py",),
+        "2.7", "Reshape and permute backward", 5, ("shape_ops.py",),
         "2.7 Reshape and permute",
         "Reshape back to the input shape; permute back with the inverse order np.argsort(axes).",
     ),
     Exercise(
-        "2.8", "Matmul backward", 15, ("tensor.py",),
+        "2.8", "Matmul backward", 15, ("ops.py",),
         "2.8 Matrix products",
         "dA = G @ Bᵀ and dB = Aᵀ @ G (swap the last two axes); treat 1-D operands as a row "
         "or a column, and unbroadcast batch axes. Put the axes the product removed back into G "
@@ -156,7 +156,7 @@ EXERCISES = [
         "until -1 is back (AxisError).",
     ),
     Exercise(
-        "2.9", "Getitem backward", 10, ("tensor.py",),
+        "2.9", "Getitem backward", 10, ("shape_ops.py",),
         "2.9 Indexing and scatter-add",
         "Start from zeros of the input shape and np.add.at(grad_a, index, grad): a repeated "
         "index must receive the sum.",
@@ -255,7 +255,7 @@ EXERCISES = [
         "clipping.",
     ),
     Exercise(
-        "4.6", "Warm-up + cosine schedule", 15, ("optim.py",),
+        "4.6", "Warm-up + cosine schedule", 15, ("lr_scheduler.py",),
         "4.6 Warm-up, then cosine decay",
         "Steps count from 0: base * step / warmup_steps while step < warmup_steps, then "
         "min_lr + (base - min_lr) * (1 + cos(pi * p)) / 2 with p = (step - warmup) / "
@@ -272,7 +272,7 @@ EXERCISES = [
         "calls.",
     ),
     Exercise(
-        "5.2", "LayerNorm", 15, ("nn/functional.py",),
+        "5.2", "LayerNorm", 15, ("nn/functional_transformer.py",),
         "5.2 LayerNorm",
         "Check each row of the last `size` elements on its own: the BIASED variance (divide by "
         "size), x̂ = (x - μ)/√(σ² + eps), then the gain and the shift when given. Backward, "
@@ -281,7 +281,7 @@ EXERCISES = [
         "hints, from the idea to the calls.",
     ),
     Exercise(
-        "5.3", "Scaled dot-product attention", 20, ("nn/functional.py",),
+        "5.3", "Scaled dot-product attention", 20, ("nn/functional_transformer.py",),
         "5.3 Attention: a soft dictionary lookup",
         "Check the masks first: they act BEFORE the softmax (-∞ where attn_mask is False, True "
         "= may attend; with is_causal, where key j > query i), and a row with every key masked "
@@ -291,7 +291,7 @@ EXERCISES = [
         time_limit=90.0,
     ),
     Exercise(
-        "5.4", "Multi-head attention", 15, ("nn/transformer.py",),
+        "5.4", "Multi-head attention", 15, ("nn/attention.py",),
         "5.4 Many heads",
         "Check that merge_heads exactly undoes split_heads (head h = features h·D to (h+1)·D - "
         "1 of every position: undo the two moves in the reverse order), and the masks: "
