@@ -288,176 +288,188 @@ EXERCISES = [
     Exercise(
         "5.1", "Sinusoidal positions", 10, ("nn/transformer.py",),
         "5.1 Where am I? Sinusoidal positions",
-        "Positions as a column (length, 1) times frequencies 10000^(-2i/d_model) for "
-        "2i = 0, 2, 4, … as a row: the angles. Even columns [:, 0::2] get sin, odd columns "
-        "[:, 1::2] get cos of the same angles; return float32.",
+        "Check entry by entry against PE[p, 2i] = sin(p·ω_i), PE[p, 2i+1] = cos(p·ω_i), ω_i = "
+        "10000^(-2i/d_model): i counts column PAIRS, the sines fill the even columns and the "
+        "cosines the odd ones, an odd width ends with a sine column; the table is float32, "
+        "computed in float64. The section named below has folded hints, from the idea to the "
+        "calls.",
     ),
     Exercise(
         "5.2", "LayerNorm", 15, ("nn/functional_transformer.py",),
         "5.2 LayerNorm",
-        "Fold x to rows (M, size); x̂ = (x - mean) / √(var + eps) with the BIASED variance "
-        "(divide by size, not size - 1), per row. Backward with ĝ = g·w: ∂x = (ĝ - mean ĝ - "
-        "x̂·mean(ĝ·x̂)) / σ per row; ∂w = Σ_rows g·x̂, ∂b = Σ_rows g.",
+        "Check each row of the last `size` elements on its own: the BIASED variance (divide by "
+        "size), x̂ = (x - μ)/√(σ² + eps), then the gain and the shift when given. Backward, "
+        "with ĝ = g·w: ∂x = (ĝ - mean ĝ - x̂·mean(ĝ·x̂))/σ per row, ∂w = Σ_rows g·x̂, ∂b = "
+        "Σ_rows g, each in the shape ctx.shapes records. The section named below has folded "
+        "hints, from the idea to the calls.",
     ),
     Exercise(
         "5.3", "Scaled dot-product attention", 20, ("nn/functional_transformer.py",),
         "5.3 Attention: a soft dictionary lookup",
-        "Scores Q Kᵀ · 1/√E; BEFORE the softmax add -inf where attn_mask is False (True = may "
-        "attend) and above the diagonal when is_causal (np.triu(..., 1): key j > query i). "
-        "Subtract each row's max, but use 0 for a row that is all -inf, and divide by a row sum "
-        "of 1 where it is 0, so a fully masked row gives zeros. Backward: the softmax rule "
-        "∂S = P ⊙ (∂P - Σ_keys ∂P ⊙ P), times the scale.",
+        "Check the masks first: they act BEFORE the softmax (-∞ where attn_mask is False, True "
+        "= may attend; with is_causal, where key j > query i), and a row with every key masked "
+        "must give zeros, not NaN (its maximum and its sum need care). Backward: the softmax "
+        "rule ∂S = P ⊙ (∂P - Σ_keys ∂P ⊙ P), times 1/√E, each gradient summed back to its "
+        "input's shape. The section named below has folded hints, from the idea to the calls.",
         time_limit=90.0,
     ),
     Exercise(
         "5.4", "Multi-head attention", 15, ("nn/attention.py",),
         "5.4 Many heads",
-        "split_heads: reshape (N, T, E) to (N, T, H, head_dim), then swap axes 1 and 2; "
-        "merge_heads undoes it in the reverse order (transpose, then reshape). The masks are "
-        "True = BLOCKED here, sdpa's True = MAY attend: negate them; the padding mask (N, S) "
-        "marks KEYS, so it becomes (N, 1, 1, S), never a query axis.",
+        "Check that merge_heads exactly undoes split_heads (head h = features h·D to (h+1)·D - "
+        "1 of every position: undo the two moves in the reverse order), and the masks: "
+        "PyTorch's are True = BLOCKED, the op's True = MAY attend, and the padding mask (N, S) "
+        "marks KEYS, never queries. The section named below has folded hints, from the idea to "
+        "the calls.",
     ),
     Exercise(
         "5.5", "The encoder layer", 10, ("nn/transformer.py",),
         "5.5 The encoder layer",
-        "Pre-LN: normalise the input of each branch, never the residual stream: h = norm1(x); "
-        "x = x + dropout1(self_attn(h, h, h, ...)[0]); then x = x + dropout2(linear2(dropout("
-        "activation(linear1(norm2(x)))))). Pass src_key_padding_mask as key_padding_mask.",
+        "Check the pre-LN pattern: each branch reads a normalised copy of the stream and its "
+        "result, through its dropout, is ADDED to the unnormalised stream; the padding mask "
+        "goes to the self-attention as its key padding mask, src_mask as its attn_mask. The "
+        "section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "5.6", "The decoder layer", 10, ("nn/transformer.py",),
         "5.6 The decoder layer",
-        "Three residual branches, each y + dropout_k(f(norm_k(y))): causal self-attention "
-        "(is_causal=tgt_is_causal, the target padding mask), then cross-attention whose QUERY "
-        "is norm2(y) and whose keys and values are the encoder's memory (the memory padding "
-        "mask), then the feed-forward on norm3(y).",
+        "Check the three branches, each y + dropout_k(f(norm_k(y))): causal self-attention "
+        "(tgt_is_causal, the target masks), then cross-attention whose QUERY is the normalised "
+        "stream and whose keys and values are the encoder's memory (the memory masks), then the "
+        "feed-forward. The section named below has folded hints, from the idea to the calls.",
         time_limit=90.0,
     ),
     Exercise(
         "5.7", "The Transformer and greedy decoding", 10, ("nn/transformer.py",),
         "5.7 The whole Transformer, and greedy decoding",
-        "encode: positional(src_embedding(src)) through the encoder; decode: the same with the "
-        "target embedding, the decoder, then output. generate: encode once, start from a "
-        "(N, 1) column of BOS, append logits[:, -1].argmax(-1) (EOS for rows already done) "
-        "and stop when every row has produced EOS; return the tokens after BOS. The models "
-        "here have odd widths too (d_model 1 or 3): an error raised inside an earlier "
-        "exercise's code (positions, attention, a layer) is that exercise's to fix first.",
+        "Check generate: the encoder runs once; from a column of BOS, each step appends the "
+        "argmax of the LAST position's logits, EOS for rows already done, and the loop stops "
+        "once every row has produced EOS; return int64 tokens after BOS. The models here have "
+        "odd widths too (d_model 1 or 3): an error raised inside an earlier exercise's code "
+        "(positions, attention, a layer) is that exercise's to fix first. The section named "
+        "below has folded hints, from the idea to the calls.",
         time_limit=120.0,
     ),
     Exercise(
         "5.8", "The training step", 10, ("nn/transformer.py",),
         "5.8 Training: teacher forcing",
-        "shift_right: a column of BOS, then tgt_out[:, :-1]. seq2seq_loss: the decoder reads "
-        "shift_right(tgt_out) and predicts tgt_out itself; reshape the logits to (N·T, V) and "
-        "the targets to (N·T,), and pass ignore_index=pad_id so padding counts for nothing.",
+        "Check that the decoder reads BOS + tgt_out without its last column and predicts "
+        "tgt_out itself, that padding is masked as a key (source and decoder input) and ignored "
+        "as a target (ignore_index=pad_id), and that the mean runs over every real target "
+        "position of the batch. The section named below has folded hints, from the idea to the "
+        "calls.",
         time_limit=120.0,
     ),
     # -- chapter 6 (bonus): convolution and pooling (issue 17) ---------------------------------
     Exercise(
         "6.1", "Unfold: every window as a view", 15, ("nn/conv.py",),
         "6.1 Windows as a view: unfold",
-        "np.pad the two image axes by padding (only when it is not 0), then "
-        "sliding_window_view(x, kernel_size, axis=(2, 3)) gives every window at stride 1, "
-        "(N, C, H', W', kH, kW); keep every stride-th one with [:, :, ::sH, ::sW].",
+        "Check one window against slicing the padded image: windows[n, c, i, j] = x_pad[n, c, "
+        "i·sH : i·sH + kH, j·sW : j·sW + kW], zeros only where the padding is; and no copy "
+        "beyond the padding (the windows share the image's memory). The section named below has "
+        "folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.2", "Convolution forward", 15, ("nn/conv.py",),
         "6.2 Convolution as one matrix product",
-        "Unfold x, move the channel axis next to the kernel axes (transpose(0, 2, 3, 1, 4, 5)) "
-        "and reshape to columns (N·OH·OW, C·kH·kW); multiply by weight.reshape(C_out, -1).T, "
-        "add the bias, reshape to (N, OH, OW, C_out) and put C_out second. Save the columns.",
+        "Check the order of the axes: each row of the columns lists one window's C·kH·kW "
+        "numbers in the order of the kernels it is multiplied with (and in which 6.3 reads "
+        "them), and the product's rows come out as (n, i, j) and must become (N, C_out, OH, "
+        "OW). The section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.3", "Weight and bias gradients", 15, ("nn/conv.py",),
         "6.3 The weight and bias gradients",
-        "Lay G out as the forward's output rows: G.transpose(0, 2, 3, 1).reshape(-1, C_out); "
-        "then dW = G2ᵀ @ columns, reshaped to the weight's shape (C_out, C_in, kH, kW). The "
-        "bias is added at every position of every image: db sums G over axes 0, 2 and 3.",
+        "Check the layout of G: its rows must be the forward's, (n, i, j), one column per "
+        "output channel, before ∂W₂ = G₂ᵀ · columns, reshaped to (C_out, C_in, kH, kW). The "
+        "bias is added at every position of every image: ∂b sums G over images AND positions. "
+        "The section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.4", "Input gradient", 20, ("nn/conv.py",),
         "6.4 The input gradient: a transposed convolution",
-        "Spread G out by the stride (zeros of size (OH-1)·s+1, G at [::s]); unfold it with "
-        "padding k-1; contract with weight[:, :, ::-1, ::-1] over C_out and the kernel axes "
-        "(C_out is the sum axis now); put the result in zeros of the PADDED input's shape "
-        "(rows no window reached stay 0), then crop the padding away. Contract with "
-        "np.tensordot(windows, flipped, axes=([1, 4, 5], [0, 2, 3])) (then move C_in second) or "
-        "np.einsum(..., optimize=True): plain einsum loops without BLAS (a learner's CNN "
-        "trained in 69 s with it, 7.5 s with tensordot; the notebook allows 120 s).",
+        "Check the three steps: spread G by the stride (zeros between), the kernel FLIPPED in "
+        "both axes with the channel axes swapped (the sum runs over C_out), and the result "
+        "placed in the padded input's frame before cropping (pixels no window read get 0). "
+        "Speed: contract through BLAS, tensordot (or einsum with optimize=True); plain "
+        "einsum loops without BLAS (a learner's CNN trained in 69 s with it, 7.5 s with "
+        "tensordot; the notebook allows 120 s). The section named below has folded hints, from "
+        "the idea to the calls.",
     ),
     Exercise(
         "6.5", "Max pooling", 15, ("nn/conv.py",),
         "6.5 Max pooling",
-        "Flatten each window to kH·kW values; argmax (the first maximum) is the winner; the "
-        "output is that value. Backward: zeros of the windows' shape, the gradient put at "
-        "each winner (np.put_along_axis), then fold back to the input's shape.",
+        "Check the winner: ONE per window, the first maximum in row-major order, and the whole "
+        "gradient of that window goes to it; overlapping windows add their shares (the provided "
+        "fold does). The section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.6", "Average pooling", 10, ("nn/conv.py",),
         "6.6 Average pooling",
-        "Forward: the mean of each window over axes 4 and 5. Backward: every pixel of a "
-        "window gets G / (kH·kW); broadcast that to the windows' shape and fold it back "
-        "(fold adds up the shares of overlapping windows).",
+        "Check the share: every pixel of a window receives G / (kH·kW) of it, and a pixel in "
+        "several windows the sum of their shares (the provided fold adds them up). The section "
+        "named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.7", "The Conv2d layer", 10, ("nn/modules.py",),
         "6.7 The Conv2d layer",
-        "Weight (out, in, kH, kW) filled by init.kaiming_uniform_(w, a=math.sqrt(5)), THEN "
-        "the bias (out,) drawn from default_generator().uniform(-b, b) with b = "
-        "1/√(in·kH·kW); no bias parameter when bias=False. forward calls F.conv2d with the "
-        "layer's stride and padding.",
+        "Check the order of the draws: the weight (out, in, kH, kW) from your kaiming_uniform_ "
+        "with a = √5 FIRST, then the bias (out,) from the shared generator, uniform in "
+        "±1/√(in·kH·kW); no bias parameter when bias=False; forward uses the layer's stride and "
+        "padding. The section named below has folded hints, from the idea to the calls.",
     ),
     # -- chapter 7: a character-level GPT with a key-value cache (issue 22) ---------------------
     Exercise(
         "7.1", "Characters as ids", 10, ("nn/gpt.py",),
         "7.1 Characters as ids",
-        "chars = sorted(set(text)); stoi maps each character to its place in that list. "
-        "encode: np.array of stoi[ch], dtype int64, after checking that every character is "
-        "known (ValueError naming the unknown ones); decode: \"\".join(chars[i] for i in ids).",
+        "Check the ids: the sorted distinct characters, each character's id its place among "
+        "them; encode gives int64 and raises ValueError naming every unknown character, and "
+        "decode(encode(s)) == s. The section named below has folded hints, from the idea to the "
+        "calls.",
     ),
     Exercise(
         "7.2", "Training windows", 10, ("nn/gpt.py",),
         "7.2 Training windows: get_batch",
-        "Draw batch_size starts with generator.integers(0, len(data) - block_size): the last "
-        "start, len(data) - block_size - 1, still has a next id for its last position. x = "
-        "data[start : start + T], y = data[start + 1 : start + T + 1], as int64 arrays: build "
-        "the (B, T) index table starts[:, None] + np.arange(T) once and use it twice.",
+        "Check the starts: uniform over 0 … len(data) - block_size - 1 (the last start still "
+        "has a next id for its last position), drawn from the generator passed (the shared one "
+        "otherwise); y is x one step further along the text, both int64 (B, T). The section "
+        "named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "7.3", "The decoder block", 20, ("nn/gpt.py",),
         "7.3 The decoder block: causal self-attention",
-        "causal_mask: np.tri(length, source, source - length, dtype=bool) (or np.tril of ones "
-        "with k = source - length): the queries are the LAST positions. Attention: q, k, v "
-        "from q_proj, k_proj, v_proj through split_heads; with a cache, k, v = "
-        "cache.update(layer, k, v); then scaled_dot_product_attention(q, k, v, "
-        "causal_mask(L, S)), merge_heads, out_proj. Block: x + attn(ln_1(x), cache, layer), "
-        "then x + fc2(gelu(fc1(ln_2(x)))): pre-LN, each branch added to the stream.",
+        "Check the mask for queries that are the LAST positions: with L queries of S keys, "
+        "query i reads keys j ≤ S - L + i. With a cache, attend to the keys and values "
+        "cache.update returns, not only the new ones. The block is pre-LN: each branch's result "
+        "added to the stream. The section named below has folded hints, from the idea to the "
+        "calls.",
     ),
     Exercise(
         "7.4", "The GPT and its loss", 20, ("nn/gpt.py",),
         "7.4 The GPT and its loss",
-        "positions = np.arange(T) without a cache, cache.positions(T) with one (7.6). x = "
-        "wte(idx) + wpe(positions); every block in order, block(x, cache, layer); then ln_f "
-        "and the tied head, @ wte.weight.T. loss: cross_entropy of the logits reshaped to "
-        "(N·T, V) against the targets reshaped to (N·T,). bits = nats / ln 2.",
+        "Check the positions (0 … T-1 without a cache, cache.positions(T) with one), that each "
+        "block gets the cache and its layer number, and the tied head: ln_f(x) times the token "
+        "embedding's weight transposed. The loss is the mean over all N·T positions, in nats; "
+        "bits = nats / ln 2. The section named below has folded hints, from the idea to the "
+        "calls.",
     ),
     Exercise(
         "7.5", "Sampling", 15, ("nn/gpt.py",),
         "7.5 Sampling: temperature, top-k, top-p",
-        "Divide the logits by the temperature BEFORE the softmax (0: a one-hot at argmax). "
-        "top_k: logits below the k-th largest become -inf. top_p on the softmax: sort "
-        "descending, keep an id when the mass BEFORE it is < top_p (so the id that crosses "
-        "top_p stays), zero the rest, divide by the new sum. sample_next: draw one uniform "
-        "number per row from the generator and pick the id where the cumulative sum passes it.",
+        "Check the order: temperature divides the logits BEFORE the softmax (0: a one-hot at "
+        "the first largest), then top-k, then top-p, which keeps an id when the mass BEFORE it "
+        "is < top_p (the crossing one stays); renormalise what is kept. Draws come from the "
+        "generator passed, and an id of probability 0 is never drawn. The section named below "
+        "has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "7.6", "The key-value cache", 25, ("nn/gpt.py",),
         "7.6 The key-value cache",
-        "positions(count): arange(length, length + count), ValueError past max_length. "
-        "update: concatenate the cached keys and values with the new ones along the position "
-        "axis (-2), store them, return them all (as Tensors): the new query must see its own "
-        "key too. generate: with the cache, feed the whole prompt once, then only the id just "
-        "sampled; without it, feed idx[:, -block_size:] every step; sample_next on logits[:, -1].",
+        "Check exactness: the new keys and values join the cache BEFORE attending (a new query "
+        "reads its own key), the new ids sit at positions length, length + 1, …, and generate "
+        "feeds the whole prompt once, then only the id just drawn (without the cache, the last "
+        "block_size ids every step). The section named below has folded hints, from the idea to "
+        "the calls.",
         time_limit=120.0,
     ),
 ]
