@@ -36,6 +36,9 @@ class Exercise:
     heading: str
     hint: str
     time_limit: float = 60.0
+    # earlier exercises whose code this one's checks also run: when one of them fails in the
+    # same grading run, this one's report says to fix that one first instead of giving its hint
+    uses: tuple[str, ...] = ()
 
     @property
     def chapter(self) -> int:
@@ -186,6 +189,7 @@ EXERCISES = [
         "default_generator().uniform(-b, b, shape) with b = 1/√in_features, weight first; "
         "no bias parameter when bias=False. Forward: fold x to (M, K), x2 @ W.T (+ b), reshape "
         "to (..., N); backward: ∂x = G W, ∂W = Gᵀ x2, ∂b = G summed over rows.",
+        uses=("3.1",),
     ),
     Exercise(
         "3.3", "Softmax and log-softmax", 20, ("nn/functional.py",),
@@ -219,6 +223,7 @@ EXERCISES = [
         "3.7 Sequential, and a first trained network",
         "Register each module with setattr(self, str(index), module), so Module's machinery "
         "finds them; forward feeds each module's output to the next, in order.",
+        uses=("3.1", "3.2", "3.4"),
     ),
     # -- chapter 4: optimizers (issue 6) ------------------------------------------------------
     Exercise(
@@ -233,6 +238,7 @@ EXERCISES = [
         "First step: the buffer is a copy of g (np.array(grad, copy=True)), kept in "
         "state['momentum_buffer']; later b = momentum * b + (1 - dampening) * g in place. "
         "Return b, or g + momentum * b with Nesterov.",
+        uses=("4.1",),
     ),
     Exercise(
         "4.3", "Adam with bias correction", 20, ("optim.py",),
@@ -246,6 +252,7 @@ EXERCISES = [
         "4.4 AdamW: decay decoupled from the gradient",
         "Shrink the weights first, param *= 1 - lr * weight_decay, then call adam_step with "
         "the gradient as it is; do not add the decay to the gradient.",
+        uses=("4.3",),
     ),
     Exercise(
         "4.5", "clip_grad_norm_ (global norm)", 15, ("optim.py",),
