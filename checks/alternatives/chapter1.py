@@ -1,25 +1,25 @@
 """Chapter 1 the textbook way: a rule of its own in every node, plain closures, a plain zip."""
 
-from checks.mutants import Mutant
+from checks.mutants import WHOLE_REGION, Mutant
 
 ALTERNATIVES = [
     Mutant(
-        "1.1", "the step halved, then divided by", "autodiff.py",
+        "1.1", "the step halved, then divided by",
         "    return (f(x + eps) - f(x - eps)) / (2 * eps)\n",
         "    h = eps\n    return (f(x + h) - f(x - h)) / h / 2\n",
     ),
     Mutant(
-        "1.2", "add with a lambda of its own in every node", "autodiff.py",
+        "1.2", "add with a lambda of its own in every node",
         "return Value(self.data + other.data, (self, other), _add_backward, \"+\")",
         "return Value(self.data + other.data, (self, other), lambda g: (g, g), \"+\")",
     ),
     Mutant(
-        "1.2", "mul with a plain closure", "autodiff.py",
+        "1.2", "mul with a plain closure",
         "return Value(a * b, (self, other), lambda g, a=a, b=b: (g * b, g * a), \"*\")",
         "return Value(a * b, (self, other), lambda g: (g * b, g * a), \"*\")",
     ),
     Mutant(
-        "1.3", "pow with a nested function", "autodiff.py",
+        "1.3", "pow with a nested function",
         "        a = self.data\n"
         "        return Value(a**n, (self,), lambda g, a=a, n=n: (g * n * a ** (n - 1),), f\"**{n:g}\")\n",
         "        a = self.data\n\n"
@@ -27,22 +27,22 @@ ALTERNATIVES = [
         "        return Value(a**n, (self,), pow_backward, f\"**{n:g}\")\n",
     ),
     Mutant(
-        "1.3", "sub as a + (-b)", "autodiff.py",
+        "1.3", "sub as a + (-b)",
         "        return self + other * -1.0\n",
         "        return self + (-other)\n",
     ),
     Mutant(
-        "1.4", "exp with a plain closure", "autodiff.py",
+        "1.4", "exp with a plain closure",
         "return Value(c, (self,), lambda g, c=c: (g * c,), \"exp\")",
         "return Value(c, (self,), lambda g: (g * c,), \"exp\")",
     ),
     Mutant(
-        "1.4", "log's rule as a product", "autodiff.py",
+        "1.4", "log's rule as a product",
         "return Value(math.log(a), (self,), lambda g, a=a: (g / a,), \"log\")",
         "return Value(math.log(a), (self,), lambda g: (g * (1.0 / a),), \"log\")",
     ),
     Mutant(
-        "1.5", "relu by max, its slope as a factor", "autodiff.py",
+        "1.5", "relu by max, its slope as a factor",
         "        positive = self.data > 0\n        c = self.data if positive else 0.0\n"
         "        return Value(c, (self,), lambda g, positive=positive: (g if positive else 0.0,), "
         "\"relu\")\n",
@@ -50,13 +50,13 @@ ALTERNATIVES = [
         "        return Value(max(self.data, 0.0), (self,), lambda g: (g * slope,), \"relu\")\n",
     ),
     Mutant(
-        "1.5", "sigmoid through tanh, stable everywhere", "autodiff.py",
+        "1.5", "sigmoid through tanh, stable everywhere",
         "        if a >= 0:\n            c = 1.0 / (1.0 + math.exp(-a))\n"
         "        else:\n            z = math.exp(a)\n            c = z / (1.0 + z)\n",
         "        c = 0.5 * (1.0 + math.tanh(a / 2))\n",
     ),
     Mutant(
-        "1.6", "a stack of (node, parents placed) pairs", "autodiff.py",
+        "1.6", "a stack of (node, parents placed) pairs",
         "    order = []\n    visited = {root}\n"
         "    path = [root]  # the nodes being expanded, deepest last\n"
         "    pending = [iter(root.parents)]  # for each of them, the parents not looked at yet\n"
@@ -72,16 +72,7 @@ ALTERNATIVES = [
         "            stack.extend((parent, False) for parent in node.parents)\n    return order\n",
     ),
     Mutant(
-        "1.7", "the walk with get, an if per share and a reversed copy", "autodiff.py",
-        "    grads = {root: gradient}\n    for node in reversed(topological_order(root)):\n"
-        "        grad = grads.pop(node, None)\n"
-        "        if grad is None:  # no path from root carried a gradient here\n"
-        "            continue\n        node.receive_grad(grad)\n"
-        "        if node.grad_fn is None:\n            continue\n"
-        "        for parent, share in zip(node.parents, node.grad_fn(grad)):\n"
-        "            if share is not None:\n"
-        "                grads[parent] = share if parent not in grads else grads[parent] + share\n"
-        "        if not retain_graph:\n            node.release()\n",
+        "1.7", "the walk with get, an if per share and a reversed copy", WHOLE_REGION,
         "    grads = {root: gradient}\n    for node in topological_order(root)[::-1]:\n"
         "        grad = grads.get(node)\n        if grad is None:\n            continue\n"
         "        del grads[node]\n        node.receive_grad(grad)\n"
@@ -91,9 +82,10 @@ ALTERNATIVES = [
         "                if parent in grads:\n                    grads[parent] = grads[parent] + share\n"
         "                else:\n                    grads[parent] = share\n"
         "            if not retain_graph:\n                node.release()\n",
+        within="backpropagate",
     ),
     Mutant(
-        "1.7", "receive_grad in one expression", "autodiff.py",
+        "1.7", "receive_grad in one expression",
         "        if self.grad_fn is None:\n            self.grad += grad\n"
         "        else:\n            self.grad = grad\n",
         "        self.grad = (self.grad if self.grad_fn is None else 0.0) + grad\n",

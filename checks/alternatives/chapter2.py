@@ -4,7 +4,7 @@ from checks.mutants import Mutant
 
 ALTERNATIVES = [
     Mutant(
-        "2.1", "numerical gradient over a flat view", "tensor.py",
+        "2.1", "numerical gradient over a flat view",
         "    for index in np.ndindex(x.shape):\n        original = x[index]\n"
         "        x[index] = original + eps\n        plus = f(x)\n"
         "        x[index] = original - eps\n        minus = f(x)\n"
@@ -16,7 +16,7 @@ ALTERNATIVES = [
         "        flat[i] = original\n        flat_grad[i] = (plus - minus) / (2 * eps)\n",
     ),
     Mutant(
-        "2.2", "unbroadcast one axis at a time", "tensor.py",
+        "2.2", "unbroadcast one axis at a time",
         "    if grad.shape == tuple(shape):\n        return grad\n"
         "    leading = grad.ndim - len(shape)\n    if leading:\n"
         "        grad = grad.sum(axis=tuple(range(leading)))\n"
@@ -28,21 +28,21 @@ ALTERNATIVES = [
         "            grad = grad.sum(axis=axis, keepdims=True)\n    return grad\n",
     ),
     Mutant(
-        "2.3", "mul computes both gradients, needed or not", "tensor.py",
+        "2.3", "mul computes both gradients, needed or not",
         "        grad_a = unbroadcast(grad * b, _shape(a)) if ctx.needs_input_grad[0] else None\n"
         "        grad_b = unbroadcast(grad * a, _shape(b)) if ctx.needs_input_grad[1] else None\n",
         "        grad_a = unbroadcast(grad * b, np.shape(a))\n"
         "        grad_b = unbroadcast(grad * a, np.shape(b))\n",
     ),
     Mutant(
-        "2.3", "div computes both gradients, ∂b as -c/b", "tensor.py",
+        "2.3", "div computes both gradients, ∂b as -c/b",
         "        grad_a = unbroadcast(grad / b, _shape(a)) if ctx.needs_input_grad[0] else None\n"
         "        grad_b = unbroadcast(-grad * a / (b * b), _shape(b)) if ctx.needs_input_grad[1] else None\n",
         "        grad_a = unbroadcast(grad / b, np.shape(a))\n"
         "        grad_b = unbroadcast(-grad * (a / b) / b, np.shape(b))\n",
     ),
     Mutant(
-        "2.6", "max counts its ties, then casts the count", "tensor.py",
+        "2.6", "max counts its ties, then casts the count",
         "        winners = a == out\n"
         "        share = winners / winners.sum(axis=ctx.axes, keepdims=True, dtype=a.dtype)\n"
         "        return (share * grad.reshape(out.shape),)\n",
@@ -51,12 +51,12 @@ ALTERNATIVES = [
         "        return (np.where(winners, grad.reshape(out.shape) / count, 0).astype(a.dtype),)\n",
     ),
     Mutant(
-        "2.9", "getitem scatters into zeros_like", "tensor.py",
+        "2.9", "getitem scatters into zeros_like",
         "        grad_a = np.zeros(ctx.shape, dtype=grad.dtype)\n",
         "        grad_a = np.zeros_like(grad, shape=ctx.shape)\n",
     ),
     Mutant(
-        "2.10", "receive_grad returns early for intermediates", "tensor.py",
+        "2.10", "receive_grad returns early for intermediates",
         "        if self.grad_fn is None:\n"
         "            self.grad = grad.copy() if self.grad is None else self.grad + grad\n",
         "        if self.grad_fn is not None:\n            return\n"
@@ -64,7 +64,7 @@ ALTERNATIVES = [
         "        else:\n            self.grad = self.grad + grad\n",
     ),
     Mutant(
-        "2.10", "release in one assignment", "tensor.py",
+        "2.10", "release in one assignment",
         "        self.grad_fn = _freed\n        self.parents = ()\n",
         "        self.grad_fn, self.parents = _freed, ()\n",
     ),

@@ -20,7 +20,7 @@ def code(text: str, indent: int = 8) -> str:
 
 ALTERNATIVES = [
     # -- 3.1 registration
-    Mutant("3.1", "both tables cleared in a loop, then filed by type", NN, code("""
+    Mutant("3.1", "both tables cleared in a loop, then filed by type", code("""
         self._parameters.pop(name, None)
         self._modules.pop(name, None)
         if isinstance(value, Parameter):
@@ -36,7 +36,7 @@ ALTERNATIVES = [
         if isinstance(value, Module):
             self._modules[name] = value
         """)),
-    Mutant("3.1", "named_parameters from each child's own, then deduplicated", NN, code("""
+    Mutant("3.1", "named_parameters from each child's own, then deduplicated", code("""
         seen: set[int] = set()
 
         def walk(module: Module, path: str) -> Iterator[tuple[str, Parameter]]:
@@ -60,14 +60,14 @@ ALTERNATIVES = [
             seen.append(parameter)
             yield (prefix + "." + name if prefix else name), parameter
         """)),
-    Mutant("3.1", "parameters as a generator expression", NN, code("""
+    Mutant("3.1", "parameters as a generator expression", code("""
         for _, parameter in self.named_parameters():
             yield parameter
         """), code("""
         return (parameter for _, parameter in self.named_parameters())
         """)),
     # -- 3.2 Linear
-    Mutant("3.2", "Linear's parameters drawn with keyword sizes and an if/else", NN, code("""
+    Mutant("3.2", "Linear's parameters drawn with keyword sizes and an if/else", code("""
         bound = 1 / math.sqrt(in_features)
         rng = default_generator()
         weight = rng.uniform(-bound, bound, (out_features, in_features))
@@ -84,7 +84,7 @@ ALTERNATIVES = [
         else:
             self.bias = None
         """)),
-    Mutant("3.2", "Linear forward on the batch axes as they are", F, code("""
+    Mutant("3.2", "Linear forward on the batch axes as they are", code("""
         x2 = x.reshape(-1, x.shape[-1])
         out = x2 @ weight.T
         if bias is not None:
@@ -96,7 +96,7 @@ ALTERNATIVES = [
         out = np.matmul(x, weight.T)
         return out if bias is None else out + bias
         """)),
-    Mutant("3.2", "Linear backward with tensordot and sums over the batch axes", F, code("""
+    Mutant("3.2", "Linear backward with tensordot and sums over the batch axes", code("""
         x2, weight = ctx.saved_tensors
         grad2 = grad.reshape(-1, weight.shape[0])
         grad_x = (grad2 @ weight).reshape(ctx.x_shape) if ctx.needs_input_grad[0] else None
@@ -110,34 +110,34 @@ ALTERNATIVES = [
         grad_b = np.sum(grad, axis=batch)
         """)),
     # -- 3.3 softmax and log-softmax
-    Mutant("3.3", "softmax forward with np.max and np.sum", F, code("""
+    Mutant("3.3", "softmax forward with np.max and np.sum", code("""
         e = np.exp(x - x.max(axis=axis, keepdims=True))
         out = e / e.sum(axis=axis, keepdims=True)
         """), code("""
         exps = np.exp(x - np.max(x, axis=axis, keepdims=True))
         out = exps / np.sum(exps, axis=axis, keepdims=True)
         """)),
-    Mutant("3.3", "softmax backward as s·g - s·Σ(s·g)", F, code("""
+    Mutant("3.3", "softmax backward as s·g - s·Σ(s·g)", code("""
         return (out * (grad - (grad * out).sum(axis=ctx.axis, keepdims=True)),)
         """), code("""
         weighted = np.sum(out * grad, axis=ctx.axis, keepdims=True)
         return (out * grad - out * weighted,)
         """)),
-    Mutant("3.3", "log-softmax forward as x - (max + log Σ e^(x - max))", F, code("""
+    Mutant("3.3", "log-softmax forward as x - (max + log Σ e^(x - max))", code("""
         shifted = x - x.max(axis=axis, keepdims=True)
         out = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
         """), code("""
         top = np.max(x, axis=axis, keepdims=True)
         out = x - (top + np.log(np.sum(np.exp(x - top), axis=axis, keepdims=True)))
         """)),
-    Mutant("3.3", "log-softmax backward with the softmax named", F, code("""
+    Mutant("3.3", "log-softmax backward with the softmax named", code("""
         return (grad - np.exp(out) * grad.sum(axis=ctx.axis, keepdims=True),)
         """), code("""
         probabilities = np.exp(out)
         return (grad - probabilities * np.sum(grad, axis=ctx.axis, keepdims=True),)
         """)),
     # -- 3.4 cross-entropy
-    Mutant("3.4", "cross-entropy as -Σ q log p with a one-hot target matrix", F, code("""
+    Mutant("3.4", "cross-entropy as -Σ q log p with a one-hot target matrix", code("""
         n = logits.shape[0]
         rows = np.arange(n)
         keep = targets != ignore_index
@@ -167,7 +167,7 @@ ALTERNATIVES = [
         ctx.save_for_backward(log_p, q, keep)
         ctx.reduction, ctx.count = reduction, count
         """)),
-    Mutant("3.4", "cross-entropy backward (softmax - q) per row", F, code("""
+    Mutant("3.4", "cross-entropy backward (softmax - q) per row", code("""
         e, total, rows, picked, keep = ctx.saved_tensors
         eps = ctx.label_smoothing
         # each row's cotangent: its own ("none"), the loss's ("sum"), or 1/count of it ("mean")
@@ -188,7 +188,7 @@ ALTERNATIVES = [
         return (np.exp(log_p) - q) * per_row[:, None], None
         """)),
     # -- 3.5 MSE and BCE
-    Mutant("3.5", "MSE saving both inputs, the reductions written out", F, code("""
+    Mutant("3.5", "MSE saving both inputs, the reductions written out", code("""
         diff = x - y
         ctx.save_for_backward(diff)
         ctx.reduction = reduction
@@ -201,7 +201,7 @@ ALTERNATIVES = [
             return squared.mean()
         return squared.sum() if reduction == "sum" else squared
         """)),
-    Mutant("3.5", "MSE backward from both inputs", F, code("""
+    Mutant("3.5", "MSE backward from both inputs", code("""
         (diff,) = ctx.saved_tensors
         grad_x = 2 * diff * _reduction_scale(grad, diff.size, ctx.reduction)
         """), code("""
@@ -209,12 +209,12 @@ ALTERNATIVES = [
         scale = grad / x.size if ctx.reduction == "mean" else grad
         grad_x = 2 * (x - y) * scale
         """)),
-    Mutant("3.5", "BCE as logaddexp(0, x) - x·y", F, code("""
+    Mutant("3.5", "BCE as logaddexp(0, x) - x·y", code("""
         losses = np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))
         """), code("""
         losses = np.logaddexp(0, x) - x * y
         """)),
-    Mutant("3.5", "BCE backward with σ(x) = exp(-logaddexp(0, -x))", F, code("""
+    Mutant("3.5", "BCE backward with σ(x) = exp(-logaddexp(0, -x))", code("""
         grad_x = (stable_sigmoid(x) - y) * scale
         grad_y = -x * scale if ctx.needs_input_grad[1] else None
         """), code("""
@@ -222,13 +222,13 @@ ALTERNATIVES = [
         grad_y = -x * scale
         """)),
     # -- 3.6 initialisation
-    Mutant("3.6", "xavier bound as √3 times the standard deviation", INIT, code("""
+    Mutant("3.6", "xavier bound as √3 times the standard deviation", code("""
         bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
         """, 4), code("""
         std = gain * math.sqrt(2.0 / (fan_in + fan_out))
         bound = math.sqrt(3.0) * std
         """, 4)),
-    Mutant("3.6", "kaiming's fan from a dict, its bound from the standard deviation", INIT, code("""
+    Mutant("3.6", "kaiming's fan from a dict, its bound from the standard deviation", code("""
         fan = fan_in if mode == "fan_in" else fan_out
         bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
         """, 4), code("""
@@ -237,7 +237,7 @@ ALTERNATIVES = [
         bound = math.sqrt(3.0) * std
         """, 4)),
     # -- 3.7 Sequential
-    Mutant("3.7", "Sequential registers through __setattr__ with a counter", NN, code("""
+    Mutant("3.7", "Sequential registers through __setattr__ with a counter", code("""
         for index, module in enumerate(modules):
             setattr(self, str(index), module)
         """), code("""
@@ -246,7 +246,7 @@ ALTERNATIVES = [
             self.__setattr__(f"{count}", module)
             count += 1
         """)),
-    Mutant("3.7", "Sequential's forward iterates over itself", NN, code("""
+    Mutant("3.7", "Sequential's forward iterates over itself", code("""
         for module in self._modules.values():
             x = module(x)
         return x

@@ -19,7 +19,7 @@ def code(text: str, indent: int = 8) -> str:
 
 
 ALTERNATIVES = [
-    Mutant("4.1", "SGD's step assigned into the parameter", OPTIM, code("""
+    Mutant("4.1", "SGD's step assigned into the parameter", code("""
         weight_decay = group["weight_decay"]
         if weight_decay != 0:
             grad = grad + weight_decay * param
@@ -32,7 +32,7 @@ ALTERNATIVES = [
             direction = self.momentum_direction(direction, state, group)
         param[...] = param - group["lr"] * direction
         """)),
-    Mutant("4.2", "momentum buffer rebound to a new array each step", OPTIM, code("""
+    Mutant("4.2", "momentum buffer rebound to a new array each step", code("""
         momentum = group["momentum"]
         buffer = state.get("momentum_buffer")
         if buffer is None:
@@ -53,7 +53,7 @@ ALTERNATIVES = [
         velocity = state["momentum_buffer"]
         return grad + mu * velocity if group["nesterov"] else velocity
         """)),
-    Mutant("4.3", "Adam's moments rebound, from 0 at the first step", OPTIM, code("""
+    Mutant("4.3", "Adam's moments rebound, from 0 at the first step", code("""
         beta1, beta2 = group["betas"]
         if not state:
             state["step"] = 0
@@ -79,7 +79,7 @@ ALTERNATIVES = [
         v_hat = v / (1 - beta2**t)
         param -= group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"])
         """)),
-    Mutant("4.4", "AdamW's decay subtracted, Adam's step called on the class", OPTIM, code("""
+    Mutant("4.4", "AdamW's decay subtracted, Adam's step called on the class", code("""
         decay = group["lr"] * group["weight_decay"]
         if decay != 0:
             param *= 1.0 - decay
@@ -88,7 +88,7 @@ ALTERNATIVES = [
         param -= group["lr"] * group["weight_decay"] * param
         Adam.adam_step(param, grad, state, group)
         """)),
-    Mutant("4.5", "the global norm as (Σ |g|ᵖ)^(1/p), the factor always applied", OPTIM, code("""
+    Mutant("4.5", "the global norm as (Σ |g|ᵖ)^(1/p), the factor always applied", code("""
         norms = [np.linalg.norm(g.ravel(), norm_type) for g in grads]
         total = float(np.linalg.norm(np.array(norms, dtype=np.float64), norm_type))
         scale = max_norm / (total + 1e-6)
@@ -106,7 +106,7 @@ ALTERNATIVES = [
             g *= factor
         return total
         """, 4)),
-    Mutant("4.6", "the schedule tested from the end, the cosine factor named", OPTIM, code("""
+    Mutant("4.6", "the schedule tested from the end, the cosine factor named", code("""
         if step < self.warmup_steps:
             return base_lr * step / self.warmup_steps
         if step >= self.total_steps:

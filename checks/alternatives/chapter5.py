@@ -20,7 +20,7 @@ def code(text: str, indent: int = 8) -> str:
 
 
 ALTERNATIVES = [
-    Mutant("5.1", "one rate per column, sin or cos chosen by np.where", TR, code("""
+    Mutant("5.1", "one rate per column, sin or cos chosen by np.where", code("""
         position = np.arange(length, dtype=np.float64)[:, None]
         frequency = np.exp(-math.log(10000.0) * np.arange(0, d_model, 2) / d_model)
         angles = position * frequency  # (length, ⌈d_model/2⌉)
@@ -34,7 +34,7 @@ ALTERNATIVES = [
         angles = np.arange(length)[:, None] * rates[None, :]
         return np.where(column % 2 == 0, np.sin(angles), np.cos(angles)).astype(np.float32)
         """, 4)),
-    Mutant("5.2", "LayerNorm forward with np.var", F, code("""
+    Mutant("5.2", "LayerNorm forward with np.var", code("""
         x2 = x.reshape(-1, size)
         centred = x2 - x2.mean(axis=1, keepdims=True)
         variance = (centred**2).mean(axis=1, keepdims=True)  # biased: divided by size
@@ -54,7 +54,7 @@ ALTERNATIVES = [
         if bias is not None:
             out = out + bias.reshape(-1)
         """)),
-    Mutant("5.2", "LayerNorm backward as (N ĝ - Σ ĝ - x̂ Σ ĝx̂) / (N σ)", F, code("""
+    Mutant("5.2", "LayerNorm backward as (N ĝ - Σ ĝ - x̂ Σ ĝx̂) / (N σ)", code("""
         g2 = grad.reshape(x_hat.shape)
         grad_w = (g2 * x_hat).sum(axis=0).reshape(weight_shape) if ctx.needs_input_grad[1] else None
         grad_b = g2.sum(axis=0).reshape(bias_shape) if ctx.needs_input_grad[2] else None
@@ -74,7 +74,7 @@ ALTERNATIVES = [
         grad_w = np.sum(g * x_hat, axis=0).reshape(weight_shape) if weight is not None else None
         grad_b = np.sum(g, axis=0).reshape(bias_shape) if ctx.needs_input_grad[2] else None
         """)),
-    Mutant("5.3", "attention from one boolean 'allowed' matrix and np.where", F, code("""
+    Mutant("5.3", "attention from one boolean 'allowed' matrix and np.where", code("""
         scale = 1 / math.sqrt(query.shape[-1])
         scores = (query @ np.swapaxes(key, -1, -2)) * scale
         length, source = scores.shape[-2:]
@@ -112,7 +112,7 @@ ALTERNATIVES = [
         ctx.scale = 1 / math.sqrt(d)
         return np.matmul(weights, value)
         """)),
-    Mutant("5.3", "attention backward returning all three gradients", F, code("""
+    Mutant("5.3", "attention backward returning all three gradients", code("""
         query, key, value, weights = ctx.saved_tensors
         grad_v = None
         if ctx.needs_input_grad[2]:
@@ -134,7 +134,7 @@ ALTERNATIVES = [
         grad_k = unbroadcast(np.matmul(np.swapaxes(grad_scores, -1, -2), query), key.shape)
         grad_v = unbroadcast(np.matmul(np.swapaxes(weights, -1, -2), grad), value.shape)
         """)),
-    Mutant("5.4", "heads split with one reshape and a permute", TR, code("""
+    Mutant("5.4", "heads split with one reshape and a permute", code("""
         n, t, _ = x.shape
         x = x.reshape(n, t, self.num_heads, self.head_dim)
         return x.transpose(1, 2)  # swap the T and head axes
@@ -142,7 +142,7 @@ ALTERNATIVES = [
         batch, length, _ = x.shape
         return x.reshape(batch, length, self.num_heads, self.head_dim).permute(0, 2, 1, 3)
         """)),
-    Mutant("5.4", "heads merged with a permute and one reshape", TR, code("""
+    Mutant("5.4", "heads merged with a permute and one reshape", code("""
         n, _, t, _ = x.shape
         x = x.transpose(1, 2)  # (N, T, H, head_dim): each position's heads side by side
         return x.reshape(n, t, self.embed_dim)
@@ -150,7 +150,7 @@ ALTERNATIVES = [
         batch, _, length, _ = x.shape
         return x.permute(0, 2, 1, 3).reshape(batch, length, self.num_heads * self.head_dim)
         """)),
-    Mutant("5.8", "shift_right into a preallocated array", TR, code("""
+    Mutant("5.8", "shift_right into a preallocated array", code("""
         tgt_out = np.asarray(tgt_out.data if isinstance(tgt_out, Tensor) else tgt_out)
         bos = np.full((len(tgt_out), 1), bos_id, dtype=tgt_out.dtype)
         return np.concatenate([bos, tgt_out[:, :-1]], axis=1)

@@ -14,7 +14,7 @@ CONV, NN = "nn/conv.py", "nn/modules.py"
 
 ALTERNATIVES = [
     Mutant(
-        "6.1", "unfold with as_strided", CONV,
+        "6.1", "unfold with as_strided",
         """    (ph, pw), (sh, sw) = padding, stride
     if ph or pw:
         x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
@@ -30,7 +30,7 @@ ALTERNATIVES = [
         (sn, sc, sh * stride[0], sw * stride[1], sh, sw), writeable=False)""",
     ),
     Mutant(
-        "6.2", "forward as an einsum over the windows", CONV,
+        "6.2", "forward as an einsum over the windows",
         """        windows = unfold(x, weight.shape[2:], stride, padding)  # (N, C, OH, OW, kH, kW)
         n, _, oh, ow = windows.shape[:4]
         columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)
@@ -45,18 +45,18 @@ ALTERNATIVES = [
         return out if bias is None else out + bias.reshape(1, -1, 1, 1)""",
     ),
     Mutant(
-        "6.3", "weight gradient as an einsum over the saved windows", CONV,
+        "6.3", "weight gradient as an einsum over the saved windows",
         """    grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, weight_shape[0])
     return (grad2.T @ columns).reshape(weight_shape)""",
         """    return np.einsum("noij,ncijuv->ocuv", grad, columns)""",
     ),
     Mutant(
-        "6.3", "bias gradient summed one axis at a time", CONV,
+        "6.3", "bias gradient summed one axis at a time",
         "return grad.sum(axis=(0, 2, 3))",
         "return grad.sum(axis=3).sum(axis=2).sum(axis=0)",
     ),
     Mutant(
-        "6.4", "input gradient by col2im: G times the kernels, folded back", CONV,
+        "6.4", "input gradient by col2im: G times the kernels, folded back",
         """    n, _, oh, ow = grad.shape
     kh, kw = weight.shape[2:]
     (sh, sw), (ph, pw) = stride, padding
@@ -72,7 +72,7 @@ ALTERNATIVES = [
     return fold(windows_grad.transpose(0, 3, 1, 2, 4, 5), shape, stride, padding)""",
     ),
     Mutant(
-        "6.5", "max pooling: the first position equal to the maximum, a one-hot mask", CONV,
+        "6.5", "max pooling: the first position equal to the maximum, a one-hot mask",
         """        flat = windows.reshape(windows.shape[:4] + (-1,))  # (N, C, OH, OW, kH·kW)
         ctx.winner = flat.argmax(axis=-1)[..., None]
         ctx.kernel = windows.shape[4:]
@@ -84,7 +84,7 @@ ALTERNATIVES = [
         return out""",
     ),
     Mutant(
-        "6.5", "max pooling's backward through a one-hot mask", CONV,
+        "6.5", "max pooling's backward through a one-hot mask",
         """        routed = np.zeros(grad.shape + (ctx.kernel[0] * ctx.kernel[1],), grad.dtype)
         np.put_along_axis(routed, ctx.winner, grad[..., None], axis=-1)
         windows_grad = routed.reshape(grad.shape + ctx.kernel)""",
@@ -92,19 +92,19 @@ ALTERNATIVES = [
         windows_grad = (one_hot * grad[..., None]).reshape(grad.shape + ctx.kernel)""",
     ),
     Mutant(
-        "6.6", "average pooling as a sum divided", CONV,
+        "6.6", "average pooling as a sum divided",
         "return windows.mean(axis=(4, 5))",
         "return windows.sum(axis=(4, 5)) / (ctx.kernel[0] * ctx.kernel[1])",
     ),
     Mutant(
-        "6.6", "average pooling's backward by multiplying with ones", CONV,
+        "6.6", "average pooling's backward by multiplying with ones",
         """        share = grad / (kh * kw)
         windows_grad = np.broadcast_to(share[..., None, None], grad.shape + (kh, kw))""",
         """        windows_grad = np.ones(grad.shape + (kh, kw), grad.dtype) * grad[..., None, None]
         windows_grad /= kh * kw""",
     ),
     Mutant(
-        "6.7", "Conv2d weight drawn directly from U(±1/√fan_in)", NN,
+        "6.7", "Conv2d weight drawn directly from U(±1/√fan_in)",
         """        weight = Parameter(np.zeros((out_channels, in_channels) + kernel, dtype=dtype))
         self.weight = init.kaiming_uniform_(weight, a=math.sqrt(5))
         bound = 1 / math.sqrt(in_channels * kernel[0] * kernel[1])""",

@@ -14,7 +14,7 @@ GPT = "nn/gpt.py"
 
 ALTERNATIVES = [
     Mutant(
-        "7.1", "vocabulary as two dictionaries", GPT,
+        "7.1", "vocabulary as two dictionaries",
         """        self.chars = sorted(set(text))
         self.stoi = {ch: i for i, ch in enumerate(self.chars)}""",
         """        self.chars = sorted({*text})
@@ -22,7 +22,7 @@ ALTERNATIVES = [
         self.itos = {i: ch for ch, i in self.stoi.items()}""",
     ),
     Mutant(
-        "7.1", "encode and decode by lookup, one character at a time", GPT,
+        "7.1", "encode and decode by lookup, one character at a time",
         """        unknown = set(text) - self.stoi.keys()
         if unknown:
             raise ValueError(f"CharVocab.encode: {sorted(unknown)!r} not in the vocabulary of "
@@ -36,12 +36,12 @@ ALTERNATIVES = [
         return ids""",
     ),
     Mutant(
-        "7.1", "decode through the reverse dictionary", GPT,
+        "7.1", "decode through the reverse dictionary",
         """        return "".join(self.chars[i] for i in np.asarray(ids, dtype=np.int64).ravel())""",
         """        return "".join(self.itos[int(i)] for i in np.ravel(ids))""",
     ),
     Mutant(
-        "7.2", "windows cut one by one with slices", GPT,
+        "7.2", "windows cut one by one with slices",
         """    rng = default_generator() if generator is None else generator
     starts = rng.integers(0, len(data) - block_size, batch_size)  # the last start: len - T - 1
     offsets = starts[:, None] + np.arange(block_size)
@@ -56,13 +56,13 @@ ALTERNATIVES = [
     return np.stack(xs), np.stack(ys)""",
     ),
     Mutant(
-        "7.3", "causal mask by comparing position grids", GPT,
+        "7.3", "causal mask by comparing position grids",
         "    return np.tri(length, source, source - length, dtype=bool)",
         """    query_positions = np.arange(source - length, source)[:, None]
     return np.arange(source)[None, :] <= query_positions""",
     ),
     Mutant(
-        "7.3", "attention through chapter 5's forward without a cache, a float mask with one", GPT,
+        "7.3", "attention through chapter 5's forward without a cache, a float mask with one",
         """        q, k, v = (self.split_heads(proj(x)) for proj in (self.q_proj, self.k_proj, self.v_proj))
         if cache is not None:
             k, v = cache.update(layer, k, v)
@@ -81,21 +81,18 @@ ALTERNATIVES = [
         return self.out_proj(self.merge_heads(heads))""",
     ),
     Mutant(
-        "7.3", "block with named branches", GPT,
+        "7.3", "block with named branches",
         """        x = x + self.attn(self.ln_1(x), cache, layer)
         return x + self.fc2(F.gelu(self.fc1(self.ln_2(x))))""",
-        """        attended = self.attn(self.ln_1(x), cache=cache, layer=layer)
+        """        from .modules import GELU
+
+        attended = self.attn(self.ln_1(x), cache=cache, layer=layer)
         h = x + attended
-        hidden = nn_gelu(self.fc1(self.ln_2(h)))
+        hidden = GELU()(self.fc1(self.ln_2(h)))
         return h + self.fc2(hidden)""",
     ),
     Mutant(
-        "7.3", "GELU as chapter 3's module", GPT,
-        "from .modules import Linear, Module, ModuleList",
-        "from .modules import GELU, Linear, Module, ModuleList\n\nnn_gelu = GELU()",
-    ),
-    Mutant(
-        "7.4", "head as a matmul with the embedding transposed", GPT,
+        "7.4", "head as a matmul with the embedding transposed",
         """        positions = np.arange(idx.shape[1]) if cache is None else cache.positions(idx.shape[1])
         x = self.wte(idx) + self.wpe(positions)
         for layer, block in enumerate(self.blocks):
@@ -113,7 +110,7 @@ ALTERNATIVES = [
         return x.matmul(self.wte.weight.transpose(0, 1))""",
     ),
     Mutant(
-        "7.4", "loss through log_softmax and a one-hot", GPT,
+        "7.4", "loss through log_softmax and a one-hot",
         """        logits = self(idx)
         return F.cross_entropy(logits.reshape(-1, self.vocab_size), np.asarray(targets).reshape(-1))""",
         """        logits = self.forward(idx).reshape(-1, self.vocab_size)
@@ -121,12 +118,12 @@ ALTERNATIVES = [
         return -(F.log_softmax(logits, axis=-1) * one_hot).sum() / len(one_hot)""",
     ),
     Mutant(
-        "7.4", "bits per character with log2", GPT,
+        "7.4", "bits per character with log2",
         "    return float(loss_nats) / math.log(2)",
         "    return float(loss_nats) * math.log2(math.e)",
     ),
     Mutant(
-        "7.5", "top-k by argpartition, top-p by a loop over sorted rows", GPT,
+        "7.5", "top-k by argpartition, top-p by a loop over sorted rows",
         """    if temperature == 0:
         greedy = np.zeros_like(logits)
         np.put_along_axis(greedy, logits.argmax(axis=-1)[..., None], 1.0, axis=-1)
@@ -169,7 +166,7 @@ ALTERNATIVES = [
     return out.reshape(logits.shape)""",
     ),
     Mutant(
-        "7.5", "draws by Generator.choice", GPT,
+        "7.5", "draws by Generator.choice",
         """    rng = default_generator() if generator is None else generator
     cumulative = np.cumsum(probs, axis=-1)
     u = rng.random((probs.shape[0], 1)) * cumulative[:, -1:]
@@ -179,7 +176,7 @@ ALTERNATIVES = [
     return np.array([rng.choice(len(p), p=p / p.sum()) for p in probs], dtype=np.int64)""",
     ),
     Mutant(
-        "7.6", "the cache as preallocated buffers written in place", GPT,
+        "7.6", "the cache as preallocated buffers written in place",
         """        k, v = k.data, v.data
         if self.keys[layer] is not None:
             k = np.concatenate([self.keys[layer], k], axis=-2)
@@ -198,7 +195,7 @@ ALTERNATIVES = [
         return Tensor(self.keys[layer]), Tensor(self.values[layer])""",
     ),
     Mutant(
-        "7.6", "positions checked after computing them", GPT,
+        "7.6", "positions checked after computing them",
         """        start = self.length
         if start + count > self.max_length:
             raise ValueError(
@@ -212,7 +209,7 @@ ALTERNATIVES = [
         return positions""",
     ),
     Mutant(
-        "7.6", "generate: the prompt primed before the loop", GPT,
+        "7.6", "generate: the prompt primed before the loop",
         """                cache = KVCache(self.n_layer, self.block_size) if use_cache else None
                 fresh = idx  # what the model has not read yet
                 for _ in range(max_new_tokens):

@@ -25,55 +25,55 @@ ADAMW_REGION = (
 MUTANTS = [
     # -- 4.1 SGD with weight decay
     Mutant(
-        "4.1", "weight decay applied after the update", "optim.py", SGD_REGION,
+        "4.1", "weight decay applied after the update", SGD_REGION,
         "        if group[\"momentum\"] != 0:\n"
         "            grad = self.momentum_direction(grad, state, group)\n"
         "        param -= group[\"lr\"] * grad\n"
         "        param -= group[\"lr\"] * weight_decay * param\n",
     ),
     Mutant(
-        "4.1", "weight decay subtracted from the gradient", "optim.py",
+        "4.1", "weight decay subtracted from the gradient",
         "grad = grad + weight_decay * param",
         "grad = grad - weight_decay * param",
     ),
     Mutant(
-        "4.1", "weight decay added into .grad in place", "optim.py",
+        "4.1", "weight decay added into .grad in place",
         "grad = grad + weight_decay * param",
         "grad += weight_decay * param",
     ),
     Mutant(
-        "4.1", "steps uphill", "optim.py",
+        "4.1", "steps uphill",
         "param -= group[\"lr\"] * grad",
         "param += group[\"lr\"] * grad",
     ),
     # -- 4.2 momentum and Nesterov
     Mutant(
-        "4.2", "momentum buffer not kept between steps", "optim.py",
+        "4.2", "momentum buffer not kept between steps",
         "buffer = state[\"momentum_buffer\"] = np.array(grad, copy=True)",
         "buffer = np.array(grad, copy=True)",
     ),
     Mutant(
-        "4.2", "Nesterov as plain momentum", "optim.py",
+        "4.2", "Nesterov as plain momentum",
         "return grad + momentum * buffer",
         "return buffer",
     ),
     Mutant(
-        "4.2", "the buffer is the gradient array itself (no copy)", "optim.py",
+        "4.2", "the buffer is the gradient array itself (no copy)",
         "buffer = state[\"momentum_buffer\"] = np.array(grad, copy=True)",
         "buffer = state[\"momentum_buffer\"] = grad",
     ),
     Mutant(
-        "4.2", "dampening applied at the first step too", "optim.py",
+        "4.2", "dampening applied at the first step too",
         "buffer = state[\"momentum_buffer\"] = np.array(grad, copy=True)",
         "buffer = state[\"momentum_buffer\"] = (1.0 - group[\"dampening\"]) * grad",
     ),
     Mutant(
-        "4.2", "dampening ignored", "optim.py",
+        "4.2", "dampening ignored",
         "buffer += (1.0 - group[\"dampening\"]) * grad",
         "buffer += grad",
     ),
     Mutant(
-        "4.2", "Nesterov looks ahead with the old buffer", "optim.py",
+        "4.2", "Nesterov looks ahead with the old buffer",
         "        else:\n            buffer *= momentum\n",
         "        else:\n            previous = buffer.copy()\n            buffer *= momentum\n"
         "            if group[\"nesterov\"]:\n"
@@ -82,77 +82,77 @@ MUTANTS = [
     ),
     # -- 4.3 Adam with bias correction
     Mutant(
-        "4.3", "no bias correction", "optim.py", ADAM_END,
+        "4.3", "no bias correction", ADAM_END,
         "        denom = np.sqrt(v)\n"
         "        denom += group[\"eps\"]\n"
         "        param -= group[\"lr\"] * m / denom\n",
     ),
     Mutant(
-        "4.3", "eps inside the square root", "optim.py",
+        "4.3", "eps inside the square root",
         "        denom = np.sqrt(v / (1.0 - beta2**t))\n        denom += group[\"eps\"]\n",
         "        denom = np.sqrt(v / (1.0 - beta2**t) + group[\"eps\"])\n",
     ),
     Mutant(
-        "4.3", "bias correction of the first moment only", "optim.py",
+        "4.3", "bias correction of the first moment only",
         "denom = np.sqrt(v / (1.0 - beta2**t))",
         "denom = np.sqrt(v)",
     ),
     Mutant(
-        "4.3", "step count never advances past 1", "optim.py",
+        "4.3", "step count never advances past 1",
         "state[\"step\"] += 1",
         "state[\"step\"] = 1",
     ),
     Mutant(
-        "4.3", "second moment of |g| instead of g²", "optim.py",
+        "4.3", "second moment of |g| instead of g²",
         "v += (1.0 - beta2) * np.square(grad)",
         "v += (1.0 - beta2) * np.abs(grad)",
     ),
     Mutant(
-        "4.3", "betas swapped", "optim.py",
+        "4.3", "betas swapped",
         "beta1, beta2 = group[\"betas\"]",
         "beta2, beta1 = group[\"betas\"]",
     ),
     # -- 4.4 AdamW
     Mutant(
-        "4.4", "AdamW's decay coupled into the gradient", "optim.py", ADAMW_REGION,
+        "4.4", "AdamW's decay coupled into the gradient", ADAMW_REGION,
         "        if decay != 0:\n"
         "            grad = grad + group[\"weight_decay\"] * param\n"
         "        self.adam_step(param, grad, state, group)\n",
     ),
     Mutant(
-        "4.4", "decay applied after the Adam step", "optim.py", ADAMW_REGION,
+        "4.4", "decay applied after the Adam step", ADAMW_REGION,
         "        self.adam_step(param, grad, state, group)\n"
         "        if decay != 0:\n"
         "            param *= 1.0 - decay\n",
     ),
     Mutant(
-        "4.4", "decay not scaled by the learning rate", "optim.py",
+        "4.4", "decay not scaled by the learning rate",
         "decay = group[\"lr\"] * group[\"weight_decay\"]",
         "decay = group[\"weight_decay\"]",
     ),
     # -- 4.5 clip_grad_norm_
     Mutant(
-        "4.5", "clipping per tensor instead of globally", "optim.py",
+        "4.5", "clipping per tensor instead of globally",
         "            g *= scale\n",
         "            g *= min(1.0, max_norm / (float(np.linalg.norm(g.ravel(), norm_type)) + 1e-6))\n",
     ),
     Mutant(
-        "4.5", "returns the norm after clipping", "optim.py",
-        "    return total\n    ### END SOLUTION",
-        "    return min(total, max_norm)\n    ### END SOLUTION",
+        "4.5", "returns the norm after clipping",
+        "    return total\n",
+        "    return min(total, max_norm)\n",
     ),
     Mutant(
-        "4.5", "scales small gradients up to max_norm", "optim.py",
+        "4.5", "scales small gradients up to max_norm",
         "    if scale < 1.0:\n",
         "    if True:\n",
     ),
     Mutant(
-        "4.5", "the largest tensor norm instead of the global one", "optim.py",
+        "4.5", "the largest tensor norm instead of the global one",
         "total = float(np.linalg.norm(np.array(norms, dtype=np.float64), norm_type))",
         "total = float(max(norms))",
     ),
     Mutant(
-        "4.5", "always the 2-norm, whatever norm_type", "optim.py",
+        "4.5", "always the 2-norm, whatever norm_type",
         "norms = [np.linalg.norm(g.ravel(), norm_type) for g in grads]\n"
         "    total = float(np.linalg.norm(np.array(norms, dtype=np.float64), norm_type))",
         "norms = [np.linalg.norm(g.ravel()) for g in grads]\n"
@@ -160,27 +160,27 @@ MUTANTS = [
     ),
     # -- 4.6 warm-up + cosine
     Mutant(
-        "4.6", "warm-up off by one (step + 1)", "optim.py",
+        "4.6", "warm-up off by one (step + 1)",
         "return base_lr * step / self.warmup_steps",
         "return base_lr * (step + 1) / self.warmup_steps",
     ),
     Mutant(
-        "4.6", "cosine off by one", "optim.py",
+        "4.6", "cosine off by one",
         "progress = (step - self.warmup_steps) / (self.total_steps - self.warmup_steps)",
         "progress = (step - self.warmup_steps + 1) / (self.total_steps - self.warmup_steps)",
     ),
     Mutant(
-        "4.6", "cosine decays to 0, ignoring min_lr", "optim.py",
+        "4.6", "cosine decays to 0, ignoring min_lr",
         "return self.min_lr + (base_lr - self.min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))",
         "return base_lr * 0.5 * (1.0 + math.cos(math.pi * progress))",
     ),
     Mutant(
-        "4.6", "cosine spread over total_steps, warm-up included", "optim.py",
+        "4.6", "cosine spread over total_steps, warm-up included",
         "progress = (step - self.warmup_steps) / (self.total_steps - self.warmup_steps)",
         "progress = (step - self.warmup_steps) / self.total_steps",
     ),
     Mutant(
-        "4.6", "lr frozen at base after total_steps", "optim.py",
+        "4.6", "lr frozen at base after total_steps",
         "        if step >= self.total_steps:\n            return self.min_lr\n",
         "        if step >= self.total_steps:\n            return base_lr\n",
     ),

@@ -7,123 +7,123 @@ CONV, NN = "nn/conv.py", "nn/modules.py"
 MUTANTS = [
     # -- 6.1 unfold
     Mutant(
-        "6.1", "width padded by the height's padding", CONV,
+        "6.1", "width padded by the height's padding",
         "((0, 0), (0, 0), (ph, ph), (pw, pw))",
         "((0, 0), (0, 0), (ph, ph), (ph, ph))",
     ),
     Mutant(
-        "6.1", "padding on one side only (twice on the bottom and right)", CONV,
+        "6.1", "padding on one side only (twice on the bottom and right)",
         "((0, 0), (0, 0), (ph, ph), (pw, pw))",
         "((0, 0), (0, 0), (0, 2 * ph), (0, 2 * pw))",
     ),
     Mutant(
-        "6.1", "width stepped by the height's stride", CONV,
+        "6.1", "width stepped by the height's stride",
         "return windows[:, :, ::sh, ::sw]",
         "return windows[:, :, ::sh, ::sh]",
     ),
     Mutant(
-        "6.1", "windows start one stride late (off by one)", CONV,
+        "6.1", "windows start one stride late (off by one)",
         "return windows[:, :, ::sh, ::sw]",
         "return windows[:, :, sh - 1::sh, sw - 1::sw]",
     ),
     # -- 6.2 forward
     Mutant(
-        "6.2", "kernel flipped in the forward (a true convolution, not PyTorch's)", CONV,
+        "6.2", "kernel flipped in the forward (a true convolution, not PyTorch's)",
         "out = columns @ weight.reshape(weight.shape[0], -1).T",
         "out = columns @ weight[:, :, ::-1, ::-1].reshape(weight.shape[0], -1).T",
     ),
     Mutant(
-        "6.2", "channels last in the columns, not next to the kernel axes", CONV,
+        "6.2", "channels last in the columns, not next to the kernel axes",
         "columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)",
         "columns = windows.transpose(0, 2, 3, 4, 5, 1).reshape(n * oh * ow, -1)",
     ),
     Mutant(
-        "6.2", "output reshaped to (N, C_out, OH, OW) without the transpose", CONV,
+        "6.2", "output reshaped to (N, C_out, OH, OW) without the transpose",
         "return out.reshape(n, oh, ow, -1).transpose(0, 3, 1, 2)",
         "return out.reshape(n, -1, oh, ow)",
     ),
     # -- 6.3 weight and bias gradients
     Mutant(
-        "6.3", "weight gradient transposed (columnsᵀ G, reshaped)", CONV,
+        "6.3", "weight gradient transposed (columnsᵀ G, reshaped)",
         "return (grad2.T @ columns).reshape(weight_shape)",
         "return (columns.T @ grad2).reshape(weight_shape)",
     ),
     Mutant(
-        "6.3", "bias gradient not summed over the batch (first image only)", CONV,
+        "6.3", "bias gradient not summed over the batch (first image only)",
         "return grad.sum(axis=(0, 2, 3))",
         "return grad[0].sum(axis=(1, 2))",
     ),
     Mutant(
-        "6.3", "bias gradient not summed over positions (top-left only)", CONV,
+        "6.3", "bias gradient not summed over positions (top-left only)",
         "return grad.sum(axis=(0, 2, 3))",
         "return grad[:, :, 0, 0].sum(axis=0)",
     ),
     # -- 6.4 input gradient
     Mutant(
-        "6.4", "input gradient with the kernel not flipped", CONV,
+        "6.4", "input gradient with the kernel not flipped",
         "flipped = weight[:, :, ::-1, ::-1]",
         "flipped = weight",
     ),
     Mutant(
-        "6.4", "input gradient not cropped past the padding", CONV,
+        "6.4", "input gradient not cropped past the padding",
         "return padded[:, :, ph:ph + shape[2], pw:pw + shape[3]]",
         "return padded[:, :, :shape[2], :shape[3]]",
     ),
     Mutant(
-        "6.4", "full correlation padded by the kernel's height on both axes", CONV,
+        "6.4", "full correlation padded by the kernel's height on both axes",
         "padding=(kh - 1, kw - 1))",
         "padding=(kh - 1, kh - 1))",
     ),
     Mutant(
-        "6.4", "G not spread out by the stride (placed side by side)", CONV,
+        "6.4", "G not spread out by the stride (placed side by side)",
         "spread[:, :, ::sh, ::sw] = grad",
         "spread[:, :, :oh, :ow] = grad",
     ),
     # -- 6.5 max pooling
     Mutant(
-        "6.5", "gradient routed to the position after the maximum", CONV,
+        "6.5", "gradient routed to the position after the maximum",
         "np.put_along_axis(routed, ctx.winner, grad[..., None], axis=-1)",
         "np.put_along_axis(routed, (ctx.winner + 1) % routed.shape[-1], grad[..., None], axis=-1)",
     ),
     Mutant(
-        "6.5", "gradient to every pixel of the window, as an average would", CONV,
+        "6.5", "gradient to every pixel of the window, as an average would",
         "windows_grad = routed.reshape(grad.shape + ctx.kernel)",
         "windows_grad = np.broadcast_to(grad[..., None, None], grad.shape + ctx.kernel)",
     ),
     Mutant(
-        "6.5", "a tie routed to the last maximum", CONV,
+        "6.5", "a tie routed to the last maximum",
         "ctx.winner = flat.argmax(axis=-1)[..., None]",
         "ctx.winner = (flat.shape[-1] - 1 - flat[..., ::-1].argmax(axis=-1))[..., None]",
     ),
     # -- 6.6 average pooling
     Mutant(
-        "6.6", "average pooling's forward sums instead of averaging", CONV,
+        "6.6", "average pooling's forward sums instead of averaging",
         "return windows.mean(axis=(4, 5))",
         "return windows.sum(axis=(4, 5))",
     ),
     Mutant(
-        "6.6", "average pooling's backward not divided by the window size", CONV,
+        "6.6", "average pooling's backward not divided by the window size",
         "share = grad / (kh * kw)",
         "share = grad",
     ),
     # -- 6.7 the Conv2d layer
     Mutant(
-        "6.7", "Conv2d weight of shape (in, out, kH, kW)", NN,
+        "6.7", "Conv2d weight of shape (in, out, kH, kW)",
         "np.zeros((out_channels, in_channels) + kernel, dtype=dtype)",
         "np.zeros((in_channels, out_channels) + kernel, dtype=dtype)",
     ),
     Mutant(
-        "6.7", "Conv2d weight with Kaiming's ReLU default (a = 0): √6 times too wide", NN,
+        "6.7", "Conv2d weight with Kaiming's ReLU default (a = 0): √6 times too wide",
         "init.kaiming_uniform_(weight, a=math.sqrt(5))",
         "init.kaiming_uniform_(weight)",
     ),
     Mutant(
-        "6.7", "Conv2d bias bound from fan_out", NN,
+        "6.7", "Conv2d bias bound from fan_out",
         "bound = 1 / math.sqrt(in_channels * kernel[0] * kernel[1])",
         "bound = 1 / math.sqrt(out_channels * kernel[0] * kernel[1])",
     ),
     Mutant(
-        "6.7", "Conv2d forward ignores its padding", NN,
+        "6.7", "Conv2d forward ignores its padding",
         "return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)",
         "return F.conv2d(x, self.weight, self.bias, self.stride)",
     ),

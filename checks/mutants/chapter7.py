@@ -7,28 +7,28 @@ GPT = "nn/gpt.py"
 MUTANTS = [
     # -- 7.1 characters as ids
     Mutant(
-        "7.1", "characters in order of first appearance, not sorted", GPT,
+        "7.1", "characters in order of first appearance, not sorted",
         "self.chars = sorted(set(text))",
         "self.chars = list(dict.fromkeys(text))",
     ),
     Mutant(
-        "7.1", "ids counted from 1 (decode shifted too)", GPT,
+        "7.1", "ids counted from 1 (decode shifted too)",
         "self.stoi = {ch: i for i, ch in enumerate(self.chars)}",
         "self.stoi = {ch: i + 1 for i, ch in enumerate(self.chars)}",
     ),
     # -- 7.2 training windows
     Mutant(
-        "7.2", "targets not shifted (y = x)", GPT,
+        "7.2", "targets not shifted (y = x)",
         "return data[offsets], data[offsets + 1]",
         "return data[offsets], data[offsets]",
     ),
     Mutant(
-        "7.2", "the last window never drawn (one start too few)", GPT,
+        "7.2", "the last window never drawn (one start too few)",
         "starts = rng.integers(0, len(data) - block_size, batch_size)",
         "starts = rng.integers(0, len(data) - block_size - 1, batch_size)",
     ),
     Mutant(
-        "7.2", "a fresh unseeded generator instead of the one given", GPT,
+        "7.2", "a fresh unseeded generator instead of the one given",
         "rng = default_generator() if generator is None else generator\n"
         "    starts = rng.integers(",
         "rng = np.random.default_rng()\n"
@@ -36,89 +36,89 @@ MUTANTS = [
     ),
     # -- 7.3 the decoder block
     Mutant(
-        "7.3", "causal mask shifted by one: each query sees the next position", GPT,
+        "7.3", "causal mask shifted by one: each query sees the next position",
         "return np.tri(length, source, source - length, dtype=bool)",
         "return np.tri(length, source, source - length + 1, dtype=bool)",
     ),
     Mutant(
-        "7.3", "causal mask shifted the other way: a query does not see itself", GPT,
+        "7.3", "causal mask shifted the other way: a query does not see itself",
         "return np.tri(length, source, source - length, dtype=bool)",
         "return np.tri(length, source, source - length - 1, dtype=bool)",
     ),
     Mutant(
-        "7.3", "mask aligned to the first positions, not the last (np.tri(L, S))", GPT,
+        "7.3", "mask aligned to the first positions, not the last (np.tri(L, S))",
         "return np.tri(length, source, source - length, dtype=bool)",
         "return np.tri(length, source, 0, dtype=bool)",
     ),
     Mutant(
-        "7.3", "post-LN: the norm after the residual sum, not before the branch", GPT,
+        "7.3", "post-LN: the norm after the residual sum, not before the branch",
         "x = x + self.attn(self.ln_1(x), cache, layer)",
         "x = self.ln_1(x + self.attn(x, cache, layer))",
     ),
     Mutant(
-        "7.3", "feed-forward without its residual", GPT,
+        "7.3", "feed-forward without its residual",
         "return x + self.fc2(F.gelu(self.fc1(self.ln_2(x))))",
         "return self.fc2(F.gelu(self.fc1(self.ln_2(x))))",
     ),
     # -- 7.4 the GPT and its loss
     Mutant(
-        "7.4", "no position embeddings", GPT,
+        "7.4", "no position embeddings",
         "x = self.wte(idx) + self.wpe(positions)",
         "x = self.wte(idx)",
     ),
     Mutant(
-        "7.4", "no final LayerNorm", GPT,
+        "7.4", "no final LayerNorm",
         "return self.ln_f(x) @ self.wte.weight.T",
         "return x @ self.wte.weight.T",
     ),
     Mutant(
-        "7.4", "bits per character as nats · ln 2", GPT,
+        "7.4", "bits per character as nats · ln 2",
         "return float(loss_nats) / math.log(2)",
         "return float(loss_nats) * math.log(2)",
     ),
     Mutant(
-        "7.4", "loss summed over positions, not averaged", GPT,
+        "7.4", "loss summed over positions, not averaged",
         "return F.cross_entropy(logits.reshape(-1, self.vocab_size), np.asarray(targets).reshape(-1))",
         "return F.cross_entropy(logits.reshape(-1, self.vocab_size), np.asarray(targets).reshape(-1), "
         "reduction=\"sum\")",
     ),
     # -- 7.5 sampling
     Mutant(
-        "7.5", "temperature applied after the softmax (and renormalised away)", GPT,
+        "7.5", "temperature applied after the softmax (and renormalised away)",
         """    scaled = logits / temperature
     if top_k""",
         """    scaled = logits
     if top_k""",
     ),
     Mutant(
-        "7.5", "top-k keeps k + 1", GPT,
+        "7.5", "top-k keeps k + 1",
         "kth = np.sort(scaled, axis=-1)[..., -top_k, None]",
         "kth = np.sort(scaled, axis=-1)[..., max(-top_k - 1, -scaled.shape[-1]), None]",
     ),
     Mutant(
-        "7.5", "top-p excludes the id that crosses p", GPT,
+        "7.5", "top-p excludes the id that crosses p",
         "np.put_along_axis(keep, order, before < top_p, axis=-1)",
         "np.put_along_axis(keep, order, (before + sorted_probs < top_p) | (before == 0), axis=-1)",
     ),
     Mutant(
-        "7.5", "temperature 0 takes the last maximum on ties", GPT,
+        "7.5", "temperature 0 takes the last maximum on ties",
         "np.put_along_axis(greedy, logits.argmax(axis=-1)[..., None], 1.0, axis=-1)",
         "last = logits.shape[-1] - 1 - logits[..., ::-1].argmax(axis=-1)\n"
         "        np.put_along_axis(greedy, last[..., None], 1.0, axis=-1)",
     ),
     Mutant(
-        "7.5", "one uniform number shared by every row", GPT,
+        "7.5", "one uniform number shared by every row",
         "u = rng.random((probs.shape[0], 1)) * cumulative[:, -1:]",
         "u = rng.random() * cumulative[:, -1:]",
     ),
     # -- 7.6 the key-value cache
     Mutant(
-        "7.6", "positions restart at 0 in every cached step", GPT,
+        "7.6", "positions restart at 0 in every cached step",
         "return np.arange(start, start + count)",
         "return np.arange(count)",
     ),
     Mutant(
-        "7.6", "the new keys appended after attending: a new id does not see itself", GPT,
+        "7.6", "the new keys appended after attending: a new id does not see itself",
         "        self.keys[layer], self.values[layer] = k, v\n        return Tensor(k), Tensor(v)",
         "        old = (self.keys[layer], self.values[layer])\n"
         "        self.keys[layer], self.values[layer] = k, v\n"
@@ -127,24 +127,24 @@ MUTANTS = [
         "        return Tensor(k), Tensor(v)",
     ),
     Mutant(
-        "7.6", "the cache never stored: each step reads only its own ids", GPT,
+        "7.6", "the cache never stored: each step reads only its own ids",
         "        self.keys[layer], self.values[layer] = k, v\n        return Tensor(k), Tensor(v)",
         "        if self.keys[layer] is None:\n"
         "            self.keys[layer], self.values[layer] = k, v\n"
         "        return Tensor(k), Tensor(v)",
     ),
     Mutant(
-        "7.6", "the last position of the context refused (>= instead of >)", GPT,
+        "7.6", "the last position of the context refused (>= instead of >)",
         "if start + count > self.max_length:",
         "if start + count >= self.max_length:",
     ),
     Mutant(
-        "7.6", "no context check: past block_size the cache reads a position that is not there", GPT,
+        "7.6", "no context check: past block_size the cache reads a position that is not there",
         "if start + count > self.max_length:",
         "if False:",
     ),
     Mutant(
-        "7.6", "generate with the cache feeds the whole text every step", GPT,
+        "7.6", "generate with the cache feeds the whole text every step",
         "fresh = next_id[:, None]",
         "fresh = idx",
     ),

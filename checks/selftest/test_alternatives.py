@@ -32,13 +32,7 @@ def alternative_package(edits) -> Path:
     target = folder / "framework"
     shutil.copytree(REFERENCE, target, ignore=shutil.ignore_patterns("__pycache__"))
     for edit in edits:
-        path = target / edit.file
-        text = path.read_text()
-        assert text.count(edit.find) == 1, (
-            f"alternative {edit.name!r}: its text occurs {text.count(edit.find)} times in "
-            f"{edit.file}, not once"
-        )
-        path.write_text(text.replace(edit.find, edit.replace))
+        edit.apply(target)
     return folder
 
 

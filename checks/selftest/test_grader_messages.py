@@ -10,12 +10,12 @@ from checks.mutants.chapter2 import MUTANTS
 from checks.selftest.test_grader_channel import package
 from checks.tools.grade import details, drop_passed_causes, mark_failing_uses, verdict
 from checks.tools.processes import run_exercise
-from checks.tools.proof import apply_mutant, copy_reference
+from checks.tools.proof import mutated_reference
 
 
 def first_failure(mutant: Mutant) -> str:
     """The message of the first failing check of the mutant's exercise (run as the proof does)."""
-    folder = copy_reference(apply_mutant(mutant))
+    folder = mutated_reference(mutant)
     try:
         result = run_exercise(mutant.exercise, str(folder), "proof",
                               ["--no-probe", "--stop-at-first-failure"])
@@ -29,7 +29,7 @@ def first_failure(mutant: Mutant) -> str:
 def test_a_float64_max_gradient_from_an_int64_tie_count_names_the_count():
     """2.6: the notebook's recipe, literally: count the ties with a plain sum, then divide."""
     message = first_failure(Mutant(
-        "2.6", "tie count in int64", "tensor.py",
+        "2.6", "tie count in int64",
         "share = winners / winners.sum(axis=ctx.axes, keepdims=True, dtype=a.dtype)",
         "share = winners / winners.sum(axis=ctx.axes, keepdims=True)"))
     assert "is float64" in message and "count of ties" in message and "int64" in message, message

@@ -37,7 +37,7 @@ def test_a_probe_with_an_unknown_id_is_reported():
 
 
 def test_a_mutant_of_an_unknown_exercise_is_reported():
-    mutant = Mutant("1.30", "typo", "autodiff.py", "a", "b")
+    mutant = Mutant("1.30", "typo", "a", "b")
     found = id_problems(1, CHECKS, PROBES, [mutant])
     assert len(found) == 1 and "mutant 'typo'" in found[0]
 

@@ -27,12 +27,12 @@ from checks.tools.student import REFERENCE
 PROFILE = "proof"
 
 
-def copy_reference(edit) -> Path:
+def copy_reference(edit=None) -> Path:
     """A temporary folder holding framework/, the reference with `edit(path, text)` applied."""
     folder = Path(tempfile.mkdtemp(prefix="framework-proof-"))
     target = folder / "framework"
     shutil.copytree(REFERENCE, target, ignore=shutil.ignore_patterns("__pycache__"))
-    for path in python_files(target):
+    for path in python_files(target) if edit else []:
         text = path.read_text()
         changed = edit(path.relative_to(target), text)
         if changed != text:
@@ -40,18 +40,11 @@ def copy_reference(edit) -> Path:
     return folder
 
 
-def apply_mutant(mutant: Mutant):
-    original = (REFERENCE / mutant.file).read_text()
-    count = original.count(mutant.find)
-    if count != 1:
-        raise SystemExit(
-            f"mutant {mutant.name!r}: its text occurs {count} times in {mutant.file}, not once"
-        )
-
-    def edit(rel: Path, text: str) -> str:
-        return text.replace(mutant.find, mutant.replace) if str(rel) == mutant.file else text
-
-    return edit
+def mutated_reference(mutant: Mutant) -> Path:
+    """A temporary folder holding framework/, the reference with `mutant` applied."""
+    folder = copy_reference()
+    mutant.apply(folder / "framework")
+    return folder
 
 
 def verdict(kind: str, result: dict) -> tuple[bool, str]:
@@ -86,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                 lambda rel, text, only=only: rewrite(text, randomize_outputs, only))))
         for mutant in hand_written(number):
             ex = next(e for e in CHAPTERS[number].exercises if e.id == mutant.exercise)
-            cases.append((ex, "mutant", mutant.name, copy_reference(apply_mutant(mutant))))
+            cases.append((ex, "mutant", mutant.name, mutated_reference(mutant)))
     jobs = []
     for ex, kind, _, folder in cases:
         flags = ["--no-probe"] if kind == "stub" else ["--no-probe", "--stop-at-first-failure"]
