@@ -3,7 +3,9 @@
 The stub generator, the grade table, the hints, the bug zoo and `use-reference`
 all read it. Each chapter's points total 100. `files` are relative to the
 `framework/` package; `heading` is the notebook heading that introduces the
-exercise (the learner is sent there by the stub's message).
+exercise (the learner is sent there by the stub's message). `uses` lists the earlier
+exercises whose code an exercise's checks also run: when one of them fails in the same
+grading run, the grader says to fix that one first instead of giving the later hint.
 """
 
 from __future__ import annotations
@@ -36,8 +38,6 @@ class Exercise:
     heading: str
     hint: str
     time_limit: float = 60.0
-    # earlier exercises whose code this one's checks also run: when one of them fails in the
-    # same grading run, this one's report says to fix that one first instead of giving its hint
     uses: tuple[str, ...] = ()
 
     @property
