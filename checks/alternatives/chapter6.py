@@ -3,9 +3,9 @@
 unfold with `as_strided` and the strides written out; the forward as an `einsum` over the
 windows (saved as they are, instead of as columns); the weight gradient as the matching
 `einsum`; the input gradient as col2im (G times the kernels, folded back) instead of a
-transposed convolution; max pooling's winner found by comparing with the maximum and routed
-through a one-hot mask; average pooling as a sum divided, its gradient by multiplication;
-Conv2d's weight drawn directly from U(±1/√fan_in).
+transposed convolution; max pooling's winner found by comparing with the maximum (reduced
+over the windows at once) and routed through a one-hot mask folded back; average pooling as a
+sum divided, its gradient by multiplication; Conv2d's weight drawn directly from U(±1/√fan_in).
 """
 
 from checks.mutants import Mutant
@@ -16,8 +16,11 @@ ALTERNATIVES = [
     Mutant(
         "6.1", "unfold with as_strided",
         """    (ph, pw), (sh, sw) = padding, stride
-    if ph or pw:
-        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    if ph or pw:  # zeros laid out as x is: a channels-last image stays channels-last
+        n, c, h, w = x.shape
+        padded = np.zeros_like(x, shape=(n, c, h + 2 * ph, w + 2 * pw))
+        padded[:, :, ph:ph + h, pw:pw + w] = x
+        x = padded
     windows = sliding_window_view(x, kernel_size, axis=(2, 3))
     return windows[:, :, ::sh, ::sw]""",
         """    x = np.pad(x, ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2))
@@ -33,8 +36,9 @@ ALTERNATIVES = [
         "6.2", "forward as an einsum over the windows",
         """        windows = unfold(x, weight.shape[2:], stride, padding)  # (N, C, OH, OW, kH, kW)
         n, _, oh, ow = windows.shape[:4]
-        columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)
-        out = columns @ weight.reshape(weight.shape[0], -1).T  # (N·OH·OW, C_out)
+        columns = windows.transpose(0, 2, 3, 4, 5, 1).reshape(n * oh * ow, -1)  # channels last
+        kernels = weight.transpose(0, 2, 3, 1).reshape(weight.shape[0], -1)  # (C_out, kH·kW·C)
+        out = columns @ kernels.T  # (N·OH·OW, C_out)
         if bias is not None:
             out += bias
         ctx.save_for_backward(columns, weight)
@@ -46,37 +50,49 @@ ALTERNATIVES = [
     ),
     Mutant(
         "6.3", "weight gradient as an einsum over the saved windows",
-        """    grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, weight_shape[0])
-    return (grad2.T @ columns).reshape(weight_shape)""",
+        """    c_out, c, kh, kw = weight_shape
+    grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, c_out)  # no copy when G is channels-last
+    return (grad2.T @ columns).reshape(c_out, kh, kw, c).transpose(0, 3, 1, 2)""",
         """    return np.einsum("noij,ncijuv->ocuv", grad, columns)""",
     ),
     Mutant(
         "6.3", "bias gradient summed one axis at a time",
-        "return grad.sum(axis=(0, 2, 3))",
-        "return grad.sum(axis=3).sum(axis=2).sum(axis=0)",
+        """    grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])  # (N·OH·OW, C_out)
+    # the column sums as a product with ones: one BLAS call, where NumPy's sum over three
+    # axes of a channels-last array was measured 16 times slower
+    return np.ones(len(grad2), grad.dtype) @ grad2""",
+        "    return grad.sum(axis=3).sum(axis=2).sum(axis=0)",
     ),
     Mutant(
         "6.4", "input gradient by col2im: G times the kernels, folded back",
-        """    n, _, oh, ow = grad.shape
+        """    n, c_out, oh, ow = grad.shape
     kh, kw = weight.shape[2:]
     (sh, sw), (ph, pw) = stride, padding
-    spread = np.zeros((n, grad.shape[1], (oh - 1) * sh + 1, (ow - 1) * sw + 1), grad.dtype)
+    spread = np.zeros_like(grad, shape=(n, c_out, (oh - 1) * sh + 1, (ow - 1) * sw + 1))
     spread[:, :, ::sh, ::sw] = grad
     windows = unfold(spread, (kh, kw), padding=(kh - 1, kw - 1))  # (N, C_out, H', W', kH, kW)
+    windows = windows[:, :, ph:ph + shape[2], pw:pw + shape[3]]  # x's positions, not its padding
+    h, w = windows.shape[2:4]  # short of x's where its last rows were in no window
+    columns = windows.transpose(0, 2, 3, 4, 5, 1).reshape(-1, kh * kw * c_out)
     flipped = weight[:, :, ::-1, ::-1]
-    full = np.einsum("nohwij,ocij->nchw", windows, flipped, optimize=True)
-    padded = np.zeros((n, shape[1], shape[2] + 2 * ph, shape[3] + 2 * pw), grad.dtype)
-    padded[:, :, :full.shape[2], :full.shape[3]] = full
-    return padded[:, :, ph:ph + shape[2], pw:pw + shape[3]]""",
+    kernels = flipped.transpose(2, 3, 0, 1).reshape(-1, weight.shape[1])  # (kH·kW·C_out, C)
+    grad_x = (columns @ kernels).reshape(n, h, w, shape[1]).transpose(0, 3, 1, 2)  # channels last
+    if (h, w) == tuple(shape[2:]):
+        return grad_x
+    padded = np.zeros_like(grad_x, shape=shape)  # zeros for the rows no window reached
+    padded[:, :, :h, :w] = grad_x
+    return padded""",
         """    windows_grad = np.tensordot(grad, weight, axes=([1], [0]))  # (N, OH, OW, C, kH, kW)
     return fold(windows_grad.transpose(0, 3, 1, 2, 4, 5), shape, stride, padding)""",
     ),
     Mutant(
         "6.5", "max pooling: the first position equal to the maximum, a one-hot mask",
-        """        flat = windows.reshape(windows.shape[:4] + (-1,))  # (N, C, OH, OW, kH·kW)
-        ctx.winner = flat.argmax(axis=-1)[..., None]
-        ctx.kernel = windows.shape[4:]
-        return np.take_along_axis(flat, ctx.winner, axis=-1)[..., 0]""",
+        """        kh, kw = windows.shape[4:]
+        out = windows[..., 0, 0].copy(order="K")  # (N, C, OH, OW), laid out as x is
+        for k in range(1, kh * kw):  # one offset of every window at a time: kH·kW slices
+            np.maximum(out, windows[..., k // kw, k % kw], out=out)
+        ctx.x, ctx.windows, ctx.out = x, windows, out
+        return out""",
         """        out = windows.max(axis=(4, 5))
         flat = windows.reshape(windows.shape[:4] + (-1,))
         ctx.winner = np.argmax(flat == out[..., None], axis=-1)  # the first True
@@ -85,11 +101,20 @@ ALTERNATIVES = [
     ),
     Mutant(
         "6.5", "max pooling's backward through a one-hot mask",
-        """        routed = np.zeros(grad.shape + (ctx.kernel[0] * ctx.kernel[1],), grad.dtype)
-        np.put_along_axis(routed, ctx.winner, grad[..., None], axis=-1)
-        windows_grad = routed.reshape(grad.shape + ctx.kernel)""",
+        """        (kh, kw), (sh, sw), (oh, ow) = ctx.windows.shape[4:], ctx.stride, grad.shape[2:]
+        grad_out = np.empty_like(ctx.out)  # G laid out as the output: like with like is fast
+        grad_out[...] = grad
+        grad_x, taken = np.zeros_like(ctx.x), np.zeros_like(ctx.out, dtype=bool)
+        for k in range(kh * kw):  # row-major order, so a tie goes to its first maximum
+            i, j = divmod(k, kw)
+            won = ctx.windows[..., i, j] == ctx.out
+            won &= ~taken
+            taken |= won
+            grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw] += grad_out * won
+        return (grad_x,)""",
         """        one_hot = ctx.winner[..., None] == np.arange(ctx.kernel[0] * ctx.kernel[1])
-        windows_grad = (one_hot * grad[..., None]).reshape(grad.shape + ctx.kernel)""",
+        windows_grad = (one_hot * grad[..., None]).reshape(grad.shape + ctx.kernel)
+        return (fold(windows_grad, ctx.shape, ctx.stride, (0, 0)),)""",
     ),
     Mutant(
         "6.6", "average pooling as a sum divided",

@@ -86,23 +86,50 @@ def _openblas_libraries() -> list[str]:
     return sorted(p for pattern in patterns for p in glob.glob(pattern))
 
 
-def blas_threads() -> int:
-    """The number of threads NumPy's BLAS uses: asked of OpenBLAS, else from the environment."""
+def _openblas(names: tuple[str, ...]):
+    """The first of `names` in NumPy's OpenBLAS, or None."""
     for path in _openblas_libraries():
         try:
             library = ctypes.CDLL(path)
         except OSError:
             continue
-        for name in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
-                     "openblas_get_num_threads"):
+        for name in names:
             function = getattr(library, name, None)
             if function is not None:
-                function.restype = ctypes.c_int
-                return int(function())
+                return function
+    return None
+
+
+def blas_threads() -> int:
+    """The number of threads NumPy's BLAS uses: asked of OpenBLAS, else from the environment."""
+    function = _openblas(("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
+                          "openblas_get_num_threads"))
+    if function is not None:
+        function.restype = ctypes.c_int
+        return int(function())
     for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         if os.environ.get(variable, "").isdigit():
             return int(os.environ[variable])
     return os.cpu_count() or 1
+
+
+_given: list[int] = []  # the thread count of the bench's current pass, once one is given
+
+
+def give_threads(count: int) -> None:
+    """Give the workloads `count` threads: NumPy's BLAS may use them (until the framework's
+    `memory.tune()` chooses fewer for its small products), PyTorch takes them all."""
+    function = _openblas(("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
+                          "openblas_set_num_threads"))
+    if function is not None:
+        function.argtypes = [ctypes.c_int]
+        function(count)
+    _given[:] = [count]
+
+
+def threads() -> int:
+    """The threads given to this pass (`give_threads`), else the count NumPy's BLAS uses."""
+    return _given[0] if _given else blas_threads()
 
 
 # -- W2: data, weights, and the NumPy floor --------------------------------------------------
@@ -497,8 +524,9 @@ def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Call
 def side_by_side(result: dict, torch_result: dict | None, floor: dict) -> None:
     """Add the floor's and PyTorch's figures and the loss agreement to a workload's result."""
     result["floor_ms"] = floor["ms_per_step"]
-    result["threads"] = blas_threads()
-    notes = [f"threads: {result['threads']} (NumPy's BLAS" + (", PyTorch)" if torch_result else ")")]
+    result["threads"], result["blas_threads"] = threads(), blas_threads()
+    notes = [f"threads given: {result['threads']}" + (" (PyTorch uses them all)" if torch_result else "")
+             + f"; NumPy's BLAS, after memory.tune(): {result['blas_threads']}"]
     if "losses" in floor:
         notes[0] += f"; the floor's losses agree to {agreement(result['losses'], floor['losses']):.1e}"
     if torch_result is not None:

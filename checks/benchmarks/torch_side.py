@@ -21,7 +21,7 @@ def version() -> str:
 
 
 def _same_threads() -> int:
-    threads = floors.blas_threads()
+    threads = floors.threads()
     torch.set_num_threads(threads)
     return threads
 
@@ -42,7 +42,7 @@ def _train(step, steps: int, warmup: int, threads: int) -> dict:
 
 def w2(steps: int, warmup: int) -> dict:
     """W2 timed on its own: ms/step and losses."""
-    return _train(w2_step(), steps, warmup, floors.blas_threads())
+    return _train(w2_step(), steps, warmup, floors.threads())
 
 
 def w2_step():
@@ -136,7 +136,7 @@ def w3_model() -> Reversal:
 
 def w3(steps: int, warmup: int) -> dict:
     """W3 timed on its own: ms/step and losses."""
-    return _train(w3_step(warmup + steps), steps, warmup, floors.blas_threads())
+    return _train(w3_step(warmup + steps), steps, warmup, floors.threads())
 
 
 def w3_step(batches: int):

@@ -1,10 +1,11 @@
 """W4: chapter 6's CNN on a batch of 256 digits, Adam (checks/benchmarks/README.md).
 
 Everything the framework, the floor and PyTorch share is in floors.py: the batch, the
-weights and the order they are drawn in. The floor is the step written directly in NumPy: each
-convolution unfolded with `sliding_window_view` into columns and multiplied (forward and
-weight gradient), the input gradient as the columns' gradient folded back (col2im), 2×2
-pooling by reshaping, and the same Adam on one flat buffer as W2's floor.
+weights and the order they are drawn in. The floor is the step written directly in NumPy,
+channels-last: each convolution one product of its columns with the kernel, its output already
+the next layer's layout; the input gradient a convolution of the padded output gradient with
+the flipped kernel (no col2im); 2×2 pooling on the four corners of each window; the same Adam
+on one flat buffer as W2's floor.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from checks.benchmarks import floors, with_torch
 from checks.benchmarks.floors import W4_CONVS, W4_LINEAR, w4_data, w4_parameters
@@ -20,90 +20,110 @@ from checks.benchmarks.w2_mlp import adam_trainer, load_weights, submodule
 
 
 class W4Floor:
-    """The W4 step on plain arrays: float32, forward and hand-derived backward, flat Adam."""
+    """The W4 step on plain arrays: float32, channels-last, hand-derived backward, flat Adam.
+
+    Activations are (N, H, W, C) so that every product's output is already the next step's
+    layout: no transpose anywhere. A convolution is one product of its columns (N·H·W, 9·C),
+    the nine shifted views of the padded input side by side (offset-major, channel-minor),
+    with the kernel stored (9·C, C_out) in the same order. Its input gradient is a convolution
+    too: the padded output gradient's columns times the kernel flipped in both spatial axes
+    with its channel axes swapped (9·C_out, C). The weights are kept in these layouts, and the
+    Linear's columns in (y, x, c) order: Adam is elementwise, so the order of its buffer does
+    not change a step, and the losses are PyTorch's.
+    """
 
     adam = floors.W2Floor.adam  # W4 uses W2's Adam hyperparameters
 
     def __init__(self, X: np.ndarray, y: np.ndarray, layers):
-        self.X, self.y = X, y
+        self.X, self.y = np.ascontiguousarray(X.transpose(0, 2, 3, 1)), y
         self.onehot = np.eye(W4_LINEAR[1], dtype=np.float32)[y]
-        sizes = [a.size for pair in layers for a in pair]
-        self.flat = np.concatenate([a.ravel() for pair in layers for a in pair])
+        (W1, b1), (W2, b2), (W3, b3) = layers
+        classes, features = W3.shape
+        channels = W2.shape[0]
+        side = int(np.sqrt(features // channels))
+        W3 = W3.reshape(classes, channels, side, side).transpose(0, 2, 3, 1).reshape(classes, -1)
+        arrays = [self.kernel(W1), b1, self.kernel(W2), b2, np.ascontiguousarray(W3.T), b3]
+        self.flat = np.concatenate([a.ravel() for a in arrays])
         self.grad = np.zeros_like(self.flat)
         self.m, self.v = np.zeros_like(self.flat), np.zeros_like(self.flat)
-        offsets = np.cumsum([0, *sizes])
-        shapes = [a.shape for pair in layers for a in pair]
-        self.params = [self.flat[o:o + n].reshape(s) for o, n, s in zip(offsets, sizes, shapes)]
-        self.grads = [self.grad[o:o + n].reshape(s) for o, n, s in zip(offsets, sizes, shapes)]
+        offsets = np.cumsum([0, *(a.size for a in arrays)])
+        self.params = [self.flat[o:o + a.size].reshape(a.shape) for o, a in zip(offsets, arrays)]
+        self.grads = [self.grad[o:o + a.size].reshape(a.shape) for o, a in zip(offsets, arrays)]
         self.t = 0
 
     @staticmethod
-    def conv(x, weight, bias):
-        """3×3, padding 1: (columns (N·H·W, C·9), output (N, O, H, W))."""
-        n, _, h, w = x.shape
-        windows = sliding_window_view(np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))), (3, 3), axis=(2, 3))
-        columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * h * w, -1)
-        out = columns @ weight.reshape(len(weight), -1).T
-        out += bias
-        return columns, out.reshape(n, h, w, -1).transpose(0, 3, 1, 2)
+    def kernel(weight):
+        """(C_out, C, 3, 3) → (9·C, C_out), rows in (i, j, c) order, as the columns."""
+        return np.ascontiguousarray(weight.transpose(2, 3, 1, 0).reshape(-1, len(weight)))
 
     @staticmethod
-    def conv_input_grad(g2, weight, shape):
-        """col2im: the columns' gradient G₂ W₂, each kernel offset added back into the image."""
-        n, c, h, w = shape
-        grad_columns = (g2 @ weight.reshape(len(weight), -1)).reshape(n, h, w, c, 3, 3)
-        grad = np.zeros((n, c, h + 2, w + 2), np.float32)
-        for i in range(3):
-            for j in range(3):
-                grad[:, :, i:i + h, j:j + w] += grad_columns[:, :, :, :, i, j].transpose(0, 3, 1, 2)
-        return grad[:, :, 1:-1, 1:-1]
+    def columns(x):
+        """x (N, H, W, C) padded by 1 → columns (N·H·W, 9·C): the nine 3×3 offsets' views."""
+        n, h, w, c = x.shape
+        padded = np.zeros((n, h + 2, w + 2, c), np.float32)
+        padded[:, 1:-1, 1:-1] = x
+        cols = np.empty((n, h, w, 9, c), np.float32)
+        for k in range(9):
+            cols[:, :, :, k] = padded[:, k // 3:k // 3 + h, k % 3:k % 3 + w]
+        return cols.reshape(n * h * w, 9 * c)
+
+    @staticmethod
+    def flipped(kernel, c):
+        """The input gradient's kernel: offsets reversed, channel axes swapped: (9·C_out, C)."""
+        o = kernel.shape[1]
+        return np.ascontiguousarray(kernel.reshape(9, c, o)[::-1].transpose(0, 2, 1).reshape(9 * o, c))
 
     @staticmethod
     def relu_pool(z):
-        """relu, then 2×2 max pooling by reshaping: (pooled, the winners' mask).
+        """relu, then 2×2 max pooling: (pooled, the four winners' masks, in row-major order).
 
         One winner per window, the first maximum in row-major order (PyTorch's rule): a patch
         of empty background gives four equal outputs, b > 0 after the first convolution.
         """
-        n, c, h, w = z.shape
-        blocks = np.maximum(z, 0).reshape(n, c, h // 2, 2, w // 2, 2)
-        pooled = blocks.max(axis=(3, 5))
-        mask = blocks == pooled[:, :, :, None, :, None]
-        taken = np.zeros(pooled.shape, bool)
-        for u in range(2):
-            for v in range(2):
-                mask[:, :, :, u, :, v] &= ~taken
-                taken |= mask[:, :, :, u, :, v]
-        return pooled, mask
+        corners = [z[:, u::2, v::2] for u in (0, 1) for v in (0, 1)]
+        pooled = np.maximum(np.maximum(corners[0], corners[1]), np.maximum(corners[2], corners[3]))
+        taken, masks = np.zeros(pooled.shape, bool), []
+        for corner in corners:
+            mask = (corner == pooled) & ~taken
+            taken |= mask
+            masks.append(mask)
+        np.maximum(pooled, 0, out=pooled)
+        return pooled, masks
 
     @staticmethod
-    def unpool_relu(grad, mask, z):
-        """The pooled gradient back to the winners, then through relu (zero where z ≤ 0)."""
-        n, c, h, w = z.shape
-        full = (mask * grad[:, :, :, None, :, None]).reshape(n, c, h, w)
-        full *= z > 0
+    def unpool_relu(grad, masks, pooled, shape):
+        """The pooled gradient back to the winners, zero where the winner was ≤ 0 (relu)."""
+        grad = grad * (pooled > 0)
+        full = np.empty(shape, np.float32)
+        for (u, v), mask in zip(((0, 0), (0, 1), (1, 0), (1, 1)), masks):
+            np.multiply(grad, mask, out=full[:, u::2, v::2])
         return full
 
     def step(self) -> float:
         (W1, b1, W2, b2, W3, b3), (gW1, gb1, gW2, gb2, gW3, gb3) = self.params, self.grads
-        cols1, z1 = self.conv(self.X, W1, b1)
-        p1, mask1 = self.relu_pool(z1)
-        cols2, z2 = self.conv(p1, W2, b2)
-        p2, mask2 = self.relu_pool(z2)
-        flat = p2.reshape(len(p2), -1)
-        logits = flat @ W3.T + b3
+        n, h, w, _ = self.X.shape
+        cols1 = self.columns(self.X)
+        z1 = (cols1 @ W1).reshape(n, h, w, -1)
+        z1 += b1
+        p1, masks1 = self.relu_pool(z1)
+        cols2 = self.columns(p1)
+        z2 = (cols2 @ W2).reshape(n, h // 2, w // 2, -1)
+        z2 += b2
+        p2, masks2 = self.relu_pool(z2)
+        flat = p2.reshape(n, -1)
+        logits = flat @ W3 + b3
         logits -= logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         total = e.sum(axis=1, keepdims=True)
-        loss = float(np.log(total).mean() - logits[np.arange(len(self.y)), self.y].mean())
-        d = (e / total - self.onehot) / len(self.y)
-        gW3[...], gb3[...] = d.T @ flat, d.sum(axis=0)
-        g2 = self.unpool_relu((d @ W3).reshape(p2.shape), mask2, z2)
-        g2 = g2.transpose(0, 2, 3, 1).reshape(-1, len(W2))
-        gW2[...], gb2[...] = (g2.T @ cols2).reshape(W2.shape), g2.sum(axis=0)
-        g1 = self.unpool_relu(self.conv_input_grad(g2, W2, p1.shape), mask1, z1)
-        g1 = g1.transpose(0, 2, 3, 1).reshape(-1, len(W1))
-        gW1[...], gb1[...] = (g1.T @ cols1).reshape(W1.shape), g1.sum(axis=0)
+        loss = float(np.log(total).mean() - logits[np.arange(n), self.y].mean())
+        d = (e / total - self.onehot) / n
+        gW3[...], gb3[...] = flat.T @ d, d.sum(axis=0)
+        g2 = self.unpool_relu((d @ W3.T).reshape(p2.shape), masks2, p2, z2.shape)
+        g2flat = g2.reshape(-1, W2.shape[1])
+        gW2[...], gb2[...] = cols2.T @ g2flat, g2flat.sum(axis=0)
+        grad_p1 = (self.columns(g2) @ self.flipped(W2, p1.shape[-1])).reshape(p1.shape)
+        g1 = self.unpool_relu(grad_p1, masks1, p1, z1.shape).reshape(-1, W1.shape[1])
+        gW1[...], gb1[...] = cols1.T @ g1, g1.sum(axis=0)
         self.adam()
         return loss
 

@@ -87,7 +87,7 @@ def torch_step(model, batches):
     import torch
     from torch import nn
 
-    torch.set_num_threads(floors.blas_threads())
+    torch.set_num_threads(floors.threads())
     state = {name: torch.from_numpy(p.data.copy()) for name, p in model.named_parameters()}
 
     def linear(prefix):

@@ -8,13 +8,15 @@ MUTANTS = [
     # -- 6.1 unfold
     Mutant(
         "6.1", "width padded by the height's padding",
-        "((0, 0), (0, 0), (ph, ph), (pw, pw))",
-        "((0, 0), (0, 0), (ph, ph), (ph, ph))",
+        """        padded = np.zeros_like(x, shape=(n, c, h + 2 * ph, w + 2 * pw))
+        padded[:, :, ph:ph + h, pw:pw + w] = x""",
+        """        padded = np.zeros_like(x, shape=(n, c, h + 2 * ph, w + 2 * ph))
+        padded[:, :, ph:ph + h, ph:ph + w] = x""",
     ),
     Mutant(
         "6.1", "padding on one side only (twice on the bottom and right)",
-        "((0, 0), (0, 0), (ph, ph), (pw, pw))",
-        "((0, 0), (0, 0), (0, 2 * ph), (0, 2 * pw))",
+        "padded[:, :, ph:ph + h, pw:pw + w] = x",
+        "padded[:, :, :h, :w] = x",
     ),
     Mutant(
         "6.1", "width stepped by the height's stride",
@@ -29,13 +31,13 @@ MUTANTS = [
     # -- 6.2 forward
     Mutant(
         "6.2", "kernel flipped in the forward (a true convolution, not PyTorch's)",
-        "out = columns @ weight.reshape(weight.shape[0], -1).T",
-        "out = columns @ weight[:, :, ::-1, ::-1].reshape(weight.shape[0], -1).T",
+        "kernels = weight.transpose(0, 2, 3, 1)",
+        "kernels = weight[:, :, ::-1, ::-1].transpose(0, 2, 3, 1)",
     ),
     Mutant(
-        "6.2", "channels last in the columns, not next to the kernel axes",
-        "columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)",
+        "6.2", "columns channels-first, the kernels channels-last: the two orders differ",
         "columns = windows.transpose(0, 2, 3, 4, 5, 1).reshape(n * oh * ow, -1)",
+        "columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)",
     ),
     Mutant(
         "6.2", "output reshaped to (N, C_out, OH, OW) without the transpose",
@@ -45,18 +47,23 @@ MUTANTS = [
     # -- 6.3 weight and bias gradients
     Mutant(
         "6.3", "weight gradient transposed (columnsᵀ G, reshaped)",
-        "return (grad2.T @ columns).reshape(weight_shape)",
-        "return (columns.T @ grad2).reshape(weight_shape)",
+        "return (grad2.T @ columns)",
+        "return (columns.T @ grad2)",
+    ),
+    Mutant(
+        "6.3", "weight gradient reshaped channels-first, the columns being channels-last",
+        ".reshape(c_out, kh, kw, c).transpose(0, 3, 1, 2)",
+        ".reshape(weight_shape)",
     ),
     Mutant(
         "6.3", "bias gradient not summed over the batch (first image only)",
-        "return grad.sum(axis=(0, 2, 3))",
-        "return grad[0].sum(axis=(1, 2))",
+        "grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])",
+        "grad2 = grad[:1].transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])",
     ),
     Mutant(
         "6.3", "bias gradient not summed over positions (top-left only)",
-        "return grad.sum(axis=(0, 2, 3))",
-        "return grad[:, :, 0, 0].sum(axis=0)",
+        "grad2 = grad.transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])",
+        "grad2 = grad[:, :, :1, :1].transpose(0, 2, 3, 1).reshape(-1, grad.shape[1])",
     ),
     # -- 6.4 input gradient
     Mutant(
@@ -65,9 +72,14 @@ MUTANTS = [
         "flipped = weight",
     ),
     Mutant(
+        "6.4", "input gradient with the kernel's channel axes not swapped",
+        "kernels = flipped.transpose(2, 3, 0, 1)",
+        "kernels = flipped.transpose(2, 3, 1, 0)",
+    ),
+    Mutant(
         "6.4", "input gradient not cropped past the padding",
-        "return padded[:, :, ph:ph + shape[2], pw:pw + shape[3]]",
-        "return padded[:, :, :shape[2], :shape[3]]",
+        "windows = windows[:, :, ph:ph + shape[2], pw:pw + shape[3]]",
+        "windows = windows[:, :, :shape[2], :shape[3]]",
     ),
     Mutant(
         "6.4", "full correlation padded by the kernel's height on both axes",
@@ -81,19 +93,24 @@ MUTANTS = [
     ),
     # -- 6.5 max pooling
     Mutant(
-        "6.5", "gradient routed to the position after the maximum",
-        "np.put_along_axis(routed, ctx.winner, grad[..., None], axis=-1)",
-        "np.put_along_axis(routed, (ctx.winner + 1) % routed.shape[-1], grad[..., None], axis=-1)",
-    ),
-    Mutant(
-        "6.5", "gradient to every pixel of the window, as an average would",
-        "windows_grad = routed.reshape(grad.shape + ctx.kernel)",
-        "windows_grad = np.broadcast_to(grad[..., None, None], grad.shape + ctx.kernel)",
+        "6.5", "a tie routed to every maximum of its window",
+        "            won &= ~taken\n",
+        "",
     ),
     Mutant(
         "6.5", "a tie routed to the last maximum",
-        "ctx.winner = flat.argmax(axis=-1)[..., None]",
-        "ctx.winner = (flat.shape[-1] - 1 - flat[..., ::-1].argmax(axis=-1))[..., None]",
+        "for k in range(kh * kw):  # row-major order",
+        "for k in reversed(range(kh * kw)):  # row-major order",
+    ),
+    Mutant(
+        "6.5", "gradient to every pixel of the window, as an average would",
+        "+= grad_out * won",
+        "+= grad_out",
+    ),
+    Mutant(
+        "6.5", "the forward takes each window's minimum",
+        "np.maximum(out, windows[..., k // kw, k % kw], out=out)",
+        "np.minimum(out, windows[..., k // kw, k % kw], out=out)",
     ),
     # -- 6.6 average pooling
     Mutant(

@@ -225,3 +225,26 @@ def test_w5_floor_counts_two_backward_products_per_forward_product():
     products = w5_gpt.w5_products(76)
     assert len(products) == 3 * (6 * w5_gpt.LAYERS + 1) + 6 * w5_gpt.LAYERS
     assert ((12 * 64, 128), (128, 76)) in products  # the tied head's forward
+
+
+def test_bench_shows_each_workload_at_every_thread_count_side_by_side(capsys):
+    one = {"W1": {"ms_per_step": 100.0, "closure_ms": 900.0},
+           "W2": {"ms_per_step": 1.2, "floor_ms": 1.0, "torch_ms": 2.4}}
+    two = {"W1": {"ms_per_step": 90.0, "closure_ms": 900.0},
+           "W2": {"ms_per_step": 1.5, "floor_ms": 1.0, "torch_ms": 1.0}}
+    bench.side_by_side({1: one, 2: two})
+    out = capsys.readouterr().out
+    assert "1 thread(s)" in out and "2 thread(s)" in out
+    assert "(9.0× faster)" in out and "(10.0× faster)" in out
+    row = next(line for line in out.splitlines() if line.startswith("W2"))
+    assert "1.20× 0.50×" in row and "1.50× 1.50×" in row
+
+
+def test_the_threads_given_are_pytorchs_count_and_numpys_blas_cap():
+    before = floors.blas_threads()
+    try:
+        floors.give_threads(1)
+        assert floors.threads() == 1 == floors.blas_threads()
+    finally:
+        floors.give_threads(before)
+        floors._given.clear()

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from checks.loader import ROOT, load_framework
 
@@ -54,13 +55,27 @@ def test_importing_the_framework_leaves_the_collector_at_pythons_defaults():
 
 
 def test_tune_makes_the_collector_scan_less_often_and_keeps_freed_memory_on_glibc():
-    saved = gc.get_threshold()
+    saved, threads = gc.get_threshold(), fw.runtime.blas_threads()
     try:
         gc.set_threshold(700, 10, 10)
         assert fw.memory.tune() is sys.platform.startswith("linux")
         assert gc.get_threshold() == (fw.memory.YOUNG_THRESHOLD, 10, 10)
     finally:
         gc.set_threshold(*saved)
+        if threads is not None:
+            fw.runtime.set_blas_threads(threads)
+
+
+def test_tune_leaves_numpys_blas_one_thread_for_small_work():
+    threads = fw.runtime.blas_threads()
+    if threads is None:
+        pytest.skip("NumPy's BLAS is not OpenBLAS: its threads cannot be set at run time")
+    try:
+        fw.runtime.set_blas_threads(2)
+        fw.memory.tune()
+        assert fw.runtime.blas_threads() == fw.runtime.SMALL_WORK_THREADS == 1
+    finally:
+        fw.runtime.set_blas_threads(threads)
 
 
 def test_collect_cycles_less_often_never_lowers_a_threshold_nor_restarts_a_disabled_collector():

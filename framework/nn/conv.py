@@ -81,7 +81,8 @@ def fold(windows_grad: np.ndarray, shape: tuple[int, ...], stride: tuple[int, in
 
 def conv2d_weight_grad(grad: np.ndarray, columns: np.ndarray, weight_shape) -> np.ndarray:
     """∂W[o, c, i, j] = Σ_{n,y,x} G[n, o, y, x] · x_pad[n, c, y·s + i, x·s + j]: a correlation
-    of the input with the output's gradient, one product G₂ᵀ · columns with G₂ (N·OH·OW, C_out).
+    of the input with the output's gradient, one product G₂ᵀ · columns with G₂ (N·OH·OW, C_out)
+    and the forward's columns (N·OH·OW, kH·kW·C), channels last.
     """
     ### BEGIN SOLUTION 6.3
     raise NotImplementedError("Exercise 6.3: Weight and bias gradients — see chapters/06_convolution.ipynb, '6.3 The weight and bias gradients'")
@@ -99,6 +100,7 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, shape, stride, paddi
     """∂x = the transposed convolution of G: G spread out by the stride (zeros between), then
     a full correlation (padding k - 1) with the kernel flipped in both axes and its two
     channel axes swapped; cropped to x's shape (the padding, and rows no window reached).
+    A convolution like the forward's, so one product of channels-last columns again.
     """
     ### BEGIN SOLUTION 6.4
     raise NotImplementedError("Exercise 6.4: Input gradient — see chapters/06_convolution.ipynb, '6.4 The input gradient: a transposed convolution'")
@@ -107,7 +109,11 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, shape, stride, paddi
 
 class Conv2dFunction(Function):
     """y[n, o] = b[o] + Σ_c x[n, c] ⋆ W[o, c] (cross-correlation, PyTorch's convolution), as one
-    product of the unfolded windows (N·OH·OW, C·kH·kW) with Wᵀ (C·kH·kW, C_out).
+    product of the unfolded windows (N·OH·OW, kH·kW·C) with the kernels (kH·kW·C, C_out).
+
+    Channels last: the product's rows are (n, y, x) positions and its columns channels, so its
+    output is the next layer's input laid out channels-last already, returned as an
+    (N, C_out, OH, OW) view without a copy; the next unfold then copies runs of whole channels.
     """
 
     @staticmethod

@@ -10,8 +10,9 @@ chapter 3 `nn`, chapter 4 `optim`, chapter 5 `nn.transformer`, chapter 6 `nn.con
 Each name below loads its file when it is first used, so a chapter's file that does not
 import yet breaks only what uses it. Importing the package changes nothing outside it.
 `memory.tune()` is the explicit opt-in that makes training steps faster for the whole
-process: freed memory kept for reuse (a malloc setting, on Linux only) and a cycle collector
-that scans less often (the framework's graphs hold no cycles).
+process: freed memory kept for reuse (a malloc setting, on Linux only), a cycle collector
+that scans less often (the framework's graphs hold no cycles) and one BLAS thread (a second
+one crawls on a busy machine for products of the course's sizes).
 """
 
 from ._lazy import attach

@@ -1,8 +1,10 @@
-"""Keep freed memory in the process, and let the cycle collector rest: both cost a step dearly.
+"""Keep freed memory in the process, let the cycle collector rest, keep BLAS on one thread.
 
-Nothing here runs at import: call `tune()` (both settings) where training speed matters,
-as `make bench`, the appendix and chapter 5's training do. Both change the whole process, so a
-library should not make them for its users unasked.
+Nothing here runs at import: call `tune()` (all three settings) where training speed matters,
+as `make bench`, the appendix and chapter 5's training do. All change the whole process, so a
+library should not make them for its users unasked. The third, BLAS threads, is explained in
+`runtime` (`use_small_work_threads`): a second BLAS thread made the course's products up to a
+hundred times slower on a busy machine.
 
 A training step allocates the same large arrays every time: activations, gradients,
 optimizer temporaries. glibc's malloc serves any block above 128 KiB with a fresh
@@ -32,6 +34,8 @@ import ctypes
 import ctypes.util
 import gc
 import sys
+
+from . import runtime
 
 # mallopt's parameter numbers, from glibc's <malloc.h>
 M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
@@ -67,11 +71,14 @@ def collect_cycles_less_often() -> None:
 
 
 def tune() -> bool:
-    """Both settings for this process: `keep_freed_memory()`, then `collect_cycles_less_often()`.
+    """The three settings for this process: `keep_freed_memory()`, `collect_cycles_less_often()`,
+    then `runtime.use_small_work_threads()` (one BLAS thread).
 
     Returns whether malloc's thresholds were set (False off glibc, where only the collector
-    changes). Call it once, before training; the settings last until the process ends.
+    and the threads change). Call it once, before training; the settings last until the
+    process ends or, for the threads, until `runtime.set_blas_threads` is called.
     """
     kept = keep_freed_memory()
     collect_cycles_less_often()
+    runtime.use_small_work_threads()
     return kept

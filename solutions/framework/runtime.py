@@ -6,6 +6,15 @@ framework calls BLAS in short bursts between Python code; on a machine with othe
 BLAS threads fall asleep between calls and wait to be scheduled again, and a Chapter 5 step
 was measured 15 times slower with 2 threads than with 1. The notebooks' training cells use 1.
 
+OpenBLAS gives a product every thread it may use once the product has 262,144 multiply-adds
+or more; PyTorch parallelises only work large enough to pay for waking a thread. Measured on
+the 2-core machine the course is benchmarked on, load average 1.8 (other jobs running), the
+median of 40 products each way: (1024, 64)·(64, 64) took 0.09 ms on one thread and 10.3 ms on
+two; (768, 128)·(128, 512), the largest product of chapter 7's GPT, 1.1 ms and 13.9 ms; only a
+(2048, 512)·(512, 512) product (537 million multiply-adds) was faster on two (39 ms against
+47). No product in the course is that large, so `SMALL_WORK_THREADS` is 1, and
+`memory.tune()` sets it (`use_small_work_threads()`): an explicit call, as its other settings.
+
 `Progress` prints plain lines, which every way of running a notebook keeps (a progress bar
 may not show under nbconvert or nbval): after the first steps, the measured ms/step and the
 projected total time; then the loss every so often; then the total.
@@ -14,6 +23,7 @@ projected total time; then the loss every so often; then the total.
 from __future__ import annotations
 
 import ctypes
+import functools
 import glob
 import os
 import platform
@@ -27,8 +37,9 @@ _GET = ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
         "openblas_get_num_threads")
 
 
+@functools.cache
 def _openblas_function(names: tuple[str, ...]):
-    """The first of `names` in the OpenBLAS library of NumPy's wheel, or None."""
+    """The first of `names` in the OpenBLAS library of NumPy's wheel, or None (looked up once)."""
     folder = os.path.dirname(np.__file__)
     patterns = (folder + ".libs/*openblas*", folder + "/.dylibs/*openblas*",
                 folder + "/_core/*openblas*")
@@ -67,6 +78,17 @@ def set_blas_threads(count: int) -> int | None:
     set_threads.argtypes = [ctypes.c_int]
     set_threads(count)
     return blas_threads()
+
+
+SMALL_WORK_THREADS = 1  # BLAS threads for the course's products (see the module's docstring)
+
+
+def use_small_work_threads() -> int | None:
+    """Let NumPy's BLAS use SMALL_WORK_THREADS threads from now on: the count that never
+    crawls on a busy machine for products of the course's sizes. Returns the count now in
+    effect (None where NumPy's BLAS is not OpenBLAS, as for `set_blas_threads`).
+    """
+    return set_blas_threads(SMALL_WORK_THREADS)
 
 
 def machine() -> str:
