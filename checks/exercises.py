@@ -112,45 +112,45 @@ EXERCISES = [
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
-        "2.1", "Numerical gradient for arrays", 5, ("tensor.py",),
+        "2.1", "Numerical gradient for arrays", 5, ("gradcheck.py",),
         "2.1 Checking gradients of arrays",
         "Perturb one element at a time (np.ndindex), on a float64 copy, and restore it.",
     ),
     Exercise(
-        "2.2", "Unbroadcast", 15, ("tensor.py",),
+        "2.2", "Unbroadcast", 15, ("function.py",),
         "2.2 The gradient of a broadcast is a sum",
         "Sum over the leading axes grad has and shape lacks, then over the axes where "
         "shape has 1 (keepdims=True).",
     ),
     Exercise(
-        "2.3", "Binary elementwise backward", 15, ("tensor.py",),
+        "2.3", "Binary elementwise backward", 15, ("ops.py",),
         "2.3 Backward of add, mul, div and pow",
         "Compute the elementwise gradient, then unbroadcast it to each input's shape.",
     ),
     Exercise(
-        "2.4", "Unary elementwise backward", 10, ("tensor.py",),
+        "2.4", "Unary elementwise backward", 10, ("ops.py",),
         "2.4 Backward of exp, log, tanh, relu and sigmoid",
         "Multiply the incoming gradient by the local derivative, elementwise; reuse the "
         "saved output where the derivative is written in terms of it.",
     ),
     Exercise(
-        "2.5", "Sum and mean backward", 10, ("tensor.py",),
+        "2.5", "Sum and mean backward", 10, ("ops.py",),
         "2.5 Reductions: sum and mean",
         "Put the reduced axes back (np.expand_dims) unless keepdims, then broadcast to the "
         "input shape; mean divides by the number of elements reduced.",
     ),
     Exercise(
-        "2.6", "Max backward", 10, ("tensor.py",),
+        "2.6", "Max backward", 10, ("ops.py",),
         "2.6 Max, and what to do with ties",
         "The gradient goes where a == max (kept dims); divide by the count of ties.",
     ),
     Exercise(
-        "2.7", "Reshape and permute backward", 5, ("tensor.py",),
+        "2.7", "Reshape and permute backward", 5, ("shape_ops.py",),
         "2.7 Reshape and permute",
         "Reshape back to the input shape; permute back with the inverse order np.argsort(axes).",
     ),
     Exercise(
-        "2.8", "Matmul backward", 15, ("tensor.py",),
+        "2.8", "Matmul backward", 15, ("ops.py",),
         "2.8 Matrix products",
         "dA = G @ Bᵀ and dB = Aᵀ @ G (swap the last two axes); treat 1-D operands as a row "
         "or a column, and unbroadcast batch axes. Put the axes the product removed back into G "
@@ -159,7 +159,7 @@ EXERCISES = [
         "until -1 is back (AxisError).",
     ),
     Exercise(
-        "2.9", "Getitem backward", 10, ("tensor.py",),
+        "2.9", "Getitem backward", 10, ("shape_ops.py",),
         "2.9 Indexing and scatter-add",
         "Start from zeros of the input shape and np.add.at(grad_a, index, grad): a repeated "
         "index must receive the sum.",
@@ -267,7 +267,7 @@ EXERCISES = [
         "clipping.",
     ),
     Exercise(
-        "4.6", "Warm-up + cosine schedule", 15, ("optim.py",),
+        "4.6", "Warm-up + cosine schedule", 15, ("lr_scheduler.py",),
         "4.6 Warm-up, then cosine decay",
         "Steps count from 0: base * step / warmup_steps while step < warmup_steps, then "
         "min_lr + (base - min_lr) * (1 + cos(pi * p)) / 2 with p = (step - warmup) / "
@@ -282,14 +282,14 @@ EXERCISES = [
         "[:, 1::2] get cos of the same angles; return float32.",
     ),
     Exercise(
-        "5.2", "LayerNorm", 15, ("nn/functional.py",),
+        "5.2", "LayerNorm", 15, ("nn/functional_transformer.py",),
         "5.2 LayerNorm",
         "Fold x to rows (M, size); x̂ = (x - mean) / √(var + eps) with the BIASED variance "
         "(divide by size, not size - 1), per row. Backward with ĝ = g·w: ∂x = (ĝ - mean ĝ - "
         "x̂·mean(ĝ·x̂)) / σ per row; ∂w = Σ_rows g·x̂, ∂b = Σ_rows g.",
     ),
     Exercise(
-        "5.3", "Scaled dot-product attention", 20, ("nn/functional.py",),
+        "5.3", "Scaled dot-product attention", 20, ("nn/functional_transformer.py",),
         "5.3 Attention: a soft dictionary lookup",
         "Scores Q Kᵀ · 1/√E; BEFORE the softmax add -inf where attn_mask is False (True = may "
         "attend) and above the diagonal when is_causal (np.triu(..., 1): key j > query i). "
@@ -299,7 +299,7 @@ EXERCISES = [
         time_limit=90.0,
     ),
     Exercise(
-        "5.4", "Multi-head attention", 15, ("nn/transformer.py",),
+        "5.4", "Multi-head attention", 15, ("nn/attention.py",),
         "5.4 Many heads",
         "split_heads: reshape (N, T, E) to (N, T, H, head_dim), then swap axes 1 and 2; "
         "merge_heads undoes it in the reverse order (transpose, then reshape). The masks are "

@@ -35,9 +35,12 @@ __all__, __getattr__, __dir__ = attach(
                     "sigmoid", "softmax", "sqrt", "squeeze", "sub", "t", "tanh",
                     "transpose", "tril", "triu", "uint8", "unsqueeze",
                     "zeros_like"],
-        "tensor": ["Context", "Function", "Tensor", "concatenate", "gradcheck", "matmul",
-                   "maximum", "minimum", "numerical_gradient", "ones", "randn", "stack",
-                   "tensor", "unbroadcast", "where", "zeros"],
+        "creation": ["concatenate", "matmul", "maximum", "minimum", "ones", "randn", "stack",
+                     "tensor", "where", "zeros"],
+        "function": ["Context", "unbroadcast"],
+        "gradcheck": ["gradcheck", "numerical_gradient"],
+        # Function through tensor.py, which tells it the class of the tensors it makes
+        "tensor": ["Function", "Tensor"],
     },
     submodules=["autograd", "data", "memory", "nn", "optim", "runtime", "surface", "utils", "viz"],
     # builtins' names (torch.sum, torch.float): attributes, but kept out of `import *`

@@ -181,13 +181,6 @@ def _as_value(op: str, other: float) -> Value:
     return Value(float(other))
 
 
-def _add_backward(g: float) -> tuple[float, float]:
-    """The rule of every + node: dc/da = dc/db = 1, so both parents receive g unchanged."""
-    ### BEGIN SOLUTION 1.2
-    raise NotImplementedError("Exercise 1.2: Add and multiply — see chapters/01_autodiff.ipynb, '1.2 The first two ops: add and multiply'")
-    ### END SOLUTION
-
-
 class Value:
     """A scalar that remembers how it was computed, so it can be differentiated.
 

@@ -31,7 +31,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .autodiff import enable_grad, is_grad_enabled, no_grad, set_grad_enabled, topological_order
-from .tensor import BackwardNode, Context, Tensor, unbroadcast, unwrap
+from .function import BackwardNode, Context, unbroadcast, unwrap
+from .tensor import Tensor
 
 __all__ = [
     "Function", "FunctionCtx", "enable_grad", "grad", "is_grad_enabled", "no_grad",

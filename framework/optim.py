@@ -9,9 +9,9 @@ own, so with `foreach=True` (PyTorch's name for the same choice) `step()` instea
 it once on all of a group's parameters joined end to end where it can (provided, in
 `framework/_joined.py`): the same numbers in far fewer NumPy calls, but `update` then
 sees flat vectors. The update rules are exactly PyTorch's, so a model trained
-here follows the same trajectory as the same model in PyTorch. The rules,
-`clip_grad_norm_` and the warm-up + cosine schedule are the exercises; the bookkeeping
-around them is provided.
+here follows the same trajectory as the same model in PyTorch. The rules and
+`clip_grad_norm_` are the exercises here; the bookkeeping around them (`Optimizer`, in
+`optimizer.py`) is provided, and the schedules are in `lr_scheduler.py` (exercise 4.6).
 """
 
 from __future__ import annotations
@@ -22,187 +22,17 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ._joined import JoinedSteps
+from . import lr_scheduler
+from .lr_scheduler import LRScheduler, StepLR, WarmupCosineLR
+from .optimizer import Optimizer, ParamsArgument
 from .tensor import Tensor
 
-ParamsArgument = Iterable[Tensor] | Iterable[dict]
+__all__ = ["SGD", "Adam", "AdamW", "LRScheduler", "Optimizer", "StepLR", "WarmupCosineLR",
+           "clip_grad_norm_", "lr_scheduler"]
 
-
-# -- the optimizer base: groups, state, zero_grad, step, state_dict ------------------------------
-
-
-class Optimizer:
-    """Base class: `param_groups` (a list of dicts), `state` ({parameter: dict}), `step()`.
-
-    `params` is an iterable of tensors, or of dicts `{"params": [...], "lr": ...}` whose
-    hyperparameters override `defaults` for that group (as `torch.optim.Optimizer`).
-    """
-
-    #: True when `update` treats every element on its own, as all of this chapter's rules
-    #: do. Only then may a group ask for `foreach=True`: `step` runs `update` once on the
-    #: group's parameters joined end to end into one vector, the same arithmetic in a
-    #: dozen NumPy calls instead of a dozen per parameter (PyTorch's `foreach=True`
-    #: implementation does the same).
-    elementwise = False
-
-    def __init__(self, params: ParamsArgument, defaults: dict) -> None:
-        name = type(self).__name__
-        if isinstance(params, Tensor):
-            raise TypeError(
-                f"{name}: params should be an iterable of tensors (or of dicts), got one Tensor; "
-                f"pass a list, e.g. {name}([w], ...), or model.parameters()"
-            )
-        groups = list(params)
-        if not groups:
-            raise ValueError(f"{name}: got an empty parameter list; pass the tensors to optimize")
-        if not isinstance(groups[0], dict):
-            groups = [{"params": groups}]
-        self.defaults = defaults
-        self.param_groups: list[dict] = []
-        self.state: dict[Tensor, dict] = {}
-        self._joined = JoinedSteps()  # the foreach=True step (framework/_joined.py)
-        for group in groups:
-            self.add_param_group(group)
-
-    def add_param_group(self, group: dict) -> None:
-        """Add a group: its own hyperparameters, the defaults for the rest, all checked."""
-        name = type(self).__name__
-        params = group["params"]
-        params = [params] if isinstance(params, Tensor) else list(params)
-        for p in params:
-            if not isinstance(getattr(p, "data", None), np.ndarray) or not np.issubdtype(
-                p.data.dtype, np.floating
-            ):
-                raise TypeError(
-                    f"{name}: can only optimize floating tensors, got {type(p).__name__} "
-                    f"with data {getattr(p, 'data', None)!r:.60}"
-                )
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if len({id(p) for p in params}) != len(params) or seen & {id(p) for p in params}:
-            raise ValueError(f"{name}: a parameter appears more than once in the parameter groups")
-        unknown = set(group) - set(self.defaults) - {"params", "initial_lr"}
-        if unknown:
-            raise ValueError(
-                f"{name}: unknown hyperparameter(s) {sorted(unknown)} in a parameter group; "
-                f"{name} takes {sorted(self.defaults)}"
-            )
-        merged = {**self.defaults, **group, "params": params}
-        self.check_hyperparameters(merged)
-        self.param_groups.append(merged)
-
-    def check_hyperparameters(self, group: dict) -> None:
-        """Raise ValueError naming the bad value; each optimizer checks its own."""
-        name = type(self).__name__
-        if not group["lr"] >= 0.0:
-            raise ValueError(f"{name}: lr={group['lr']} is invalid; a learning rate must be >= 0")
-        if group.get("foreach") and not self.elementwise:
-            raise ValueError(
-                f"{name}: foreach=True joins a group's parameters into one vector, which only "
-                "an update that treats every element on its own may see; set the class's "
-                "`elementwise = True` if it does, or leave foreach off"
-            )
-
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        """Forget the gradients: `.grad = None` (PyTorch's default), or fill them with 0."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if set_to_none:
-                    p.grad = None
-                elif p.grad is not None:
-                    p.grad.fill(0.0)
-
-    def step(self) -> None:
-        """One update of every parameter that has a gradient (a None `.grad` is skipped).
-
-        By default `update` is called once per parameter, with that parameter's own arrays;
-        a group with `foreach=True` gets one call on its parameters joined end to end.
-        """
-        for index, group in enumerate(self.param_groups):
-            params = [p for p in group["params"] if p.grad is not None]
-            for p in params:
-                if p.grad.shape != p.data.shape:
-                    raise ValueError(
-                        f"{type(self).__name__}.step: a parameter of shape {p.data.shape} has a "
-                        f".grad of shape {p.grad.shape}; a gradient has its parameter's shape"
-                    )
-            if group.get("foreach") and self._joined.step(index, params, self.state, self.update,
-                                                          group):
-                continue
-            for p in params:
-                self.update(p.data, p.grad, self.state.setdefault(p, {}), group)
-
-    def update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
-        """Change `param` in place, from its gradient, its state and its group's hyperparameters."""
-        raise NotImplementedError
-
-    def state_dict(self) -> dict:
-        """{"state": {index: {...}}, "param_groups": [{..., "params": [index, ...]}]}, copied.
-
-        Parameters are numbered in the order of the groups, as in PyTorch, so the dict
-        holds no tensors and can be loaded into an optimizer over other copies of them.
-        """
-        groups, state, index = [], {}, 0
-        for group in self.param_groups:
-            entry = {k: v for k, v in group.items() if k != "params"}
-            entry["params"] = list(range(index, index + len(group["params"])))
-            for p in group["params"]:
-                if p in self.state:
-                    state[index] = {k: _copied(v) for k, v in self.state[p].items()}
-                index += 1
-            groups.append(entry)
-        return {"state": state, "param_groups": groups}
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        """Restore the hyperparameters and the per-parameter state saved by `state_dict()`."""
-        name = type(self).__name__
-        saved_groups = state_dict["param_groups"]
-        sizes = [len(g["params"]) for g in self.param_groups]
-        saved_sizes = [len(g["params"]) for g in saved_groups]
-        if sizes != saved_sizes:
-            raise ValueError(
-                f"{name}.load_state_dict: the saved groups hold {saved_sizes} parameters, "
-                f"this optimizer's {sizes}; load it into an optimizer built the same way"
-            )
-        by_index = {
-            int(i): p
-            for saved, group in zip(saved_groups, self.param_groups)
-            for i, p in zip(saved["params"], group["params"])
-        }
-        self.state = {}
-        for index, saved_state in state_dict["state"].items():
-            p = by_index[int(index)]
-            self.state[p] = {k: _restored(v, p, k, name) for k, v in saved_state.items()}
-        for saved, group in zip(saved_groups, self.param_groups):
-            group.update({k: _copied(v) for k, v in saved.items() if k != "params"})
-
-    def __repr__(self) -> str:
-        lines = [f"{type(self).__name__} ("]
-        for i, group in enumerate(self.param_groups):
-            settings = ", ".join(f"{k}={v}" for k, v in group.items() if k != "params")
-            lines.append(f"  group {i}: {len(group['params'])} parameters, {settings}")
-        return "\n".join(lines + [")"])
-
-
-def _copied(value):
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    return tuple(value) if isinstance(value, list) else value
-
-
-def _restored(value, param: Tensor, key: str, name: str):
-    """A saved state entry, as the optimizer's own: arrays of the parameter's shape copied,
-    in its dtype (a 0-d parameter's moments too); any other 0-d array as a number.
-    """
-    if not isinstance(value, np.ndarray):
-        return value
-    if value.shape == param.data.shape:
-        return value.astype(param.data.dtype, copy=True)
-    if value.ndim == 0:
-        return value.item()
-    raise ValueError(
-        f"{name}.load_state_dict: state {key!r} has shape {value.shape}, its parameter "
-        f"{param.data.shape}"
-    )
+# `import framework.optim.lr_scheduler` finds lr_scheduler.py under PyTorch's module path
+# (this module is one file, not a package, so the name is registered, as `os.path` is)
+sys.modules[f"{__name__}.lr_scheduler"] = lr_scheduler
 
 
 def _check_non_negative(name: str, what: str, value: float) -> None:
@@ -365,103 +195,3 @@ def clip_grad_norm_(
     ### BEGIN SOLUTION 4.5
     raise NotImplementedError("Exercise 4.5: clip_grad_norm_ (global norm) — see chapters/04_optimizers.ipynb, '4.5 Clipping the global gradient norm'")
     ### END SOLUTION
-
-
-# -- learning-rate schedules; exercise 4.6: warm-up then cosine ------------------------------------
-
-
-class LRScheduler:
-    """Sets each group's lr from the step count, as `torch.optim.lr_scheduler`.
-
-    Call `scheduler.step()` after `optimizer.step()`. At construction the count is 0 and
-    the lrs are already those of step 0. Subclasses write `lr_at(base_lr, step)`; the base
-    lr of a group is its lr when the scheduler was made (kept as group["initial_lr"]).
-    """
-
-    def __init__(self, optimizer: Optimizer) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(
-                f"{type(self).__name__}: the first argument is the optimizer to schedule, "
-                f"got {type(optimizer).__name__}"
-            )
-        self.optimizer = optimizer
-        for group in optimizer.param_groups:
-            group.setdefault("initial_lr", group["lr"])
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch = -1
-        self.step()
-
-    def lr_at(self, base_lr: float, step: int) -> float:
-        raise NotImplementedError
-
-    def step(self) -> None:
-        """Advance the count by one and set every group's lr for it."""
-        self.last_epoch += 1
-        self._last_lr = [float(self.lr_at(base, self.last_epoch)) for base in self.base_lrs]
-        for group, lr in zip(self.optimizer.param_groups, self._last_lr):
-            group["lr"] = lr
-
-    def get_last_lr(self) -> list[float]:
-        """The lr of each group, as set by the last `step()` (or the constructor)."""
-        return list(self._last_lr)
-
-    def state_dict(self) -> dict:
-        return {k: _copied(v) for k, v in self.__dict__.items() if k != "optimizer"}
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        self.__dict__.update({k: _copied(v) for k, v in state_dict.items()})
-        for group, lr in zip(self.optimizer.param_groups, self._last_lr):
-            group["lr"] = lr
-
-
-class StepLR(LRScheduler):
-    """lr = base_lr · gamma^⌊step / step_size⌋: decay by `gamma` every `step_size` steps."""
-
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1) -> None:
-        if not (isinstance(step_size, int) and step_size >= 1):
-            raise ValueError(f"StepLR: step_size={step_size!r} must be a whole number >= 1")
-        if not gamma > 0.0:
-            raise ValueError(f"StepLR: gamma={gamma} must be > 0")
-        self.step_size, self.gamma = step_size, gamma
-        super().__init__(optimizer)
-
-    def lr_at(self, base_lr: float, step: int) -> float:
-        return base_lr * self.gamma ** (step // self.step_size)
-
-
-class WarmupCosineLR(LRScheduler):
-    """Linear warm-up from 0 to base_lr over `warmup_steps`, then a cosine down to `min_lr`.
-
-    lr(t) = base_lr · t / W for t < W;  then, with p = (t − W) / (T − W),
-    lr(t) = min_lr + (base_lr − min_lr) · ½ (1 + cos(π p)) up to t = T;  min_lr after T.
-    """
-
-    def __init__(
-        self, optimizer: Optimizer, warmup_steps: int, total_steps: int, min_lr: float = 0.0
-    ) -> None:
-        if not (isinstance(warmup_steps, int) and isinstance(total_steps, int)
-                and 0 <= warmup_steps < total_steps):
-            raise ValueError(
-                f"WarmupCosineLR: warmup_steps={warmup_steps!r} and total_steps={total_steps!r} "
-                "must be whole numbers with 0 <= warmup_steps < total_steps"
-            )
-        if not min_lr >= 0.0:
-            raise ValueError(f"WarmupCosineLR: min_lr={min_lr} must be >= 0")
-        self.warmup_steps, self.total_steps, self.min_lr = warmup_steps, total_steps, min_lr
-        super().__init__(optimizer)
-
-    def lr_at(self, base_lr: float, step: int) -> float:
-        """The lr at `step` (0, 1, 2, ...) for a group whose lr was `base_lr`."""
-        ### BEGIN SOLUTION 4.6
-        raise NotImplementedError("Exercise 4.6: Warm-up + cosine schedule — see chapters/04_optimizers.ipynb, '4.6 Warm-up, then cosine decay'")
-        ### END SOLUTION
-
-
-# -- torch.optim.lr_scheduler ------------------------------------------------------------------------
-# PyTorch's other schedules live in framework/lr_scheduler.py (provided). This module is one
-# file, not a package, so `import framework.optim.lr_scheduler` finds that module under this
-# name in sys.modules (as `os.path` is found); imported last, since it builds on the classes above.
-
-from . import lr_scheduler  # noqa: E402
-
-sys.modules[f"{__name__}.lr_scheduler"] = lr_scheduler

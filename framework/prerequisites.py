@@ -61,7 +61,9 @@ def _chapter1() -> dict[str, Callable[[], object]]:
 
 
 def _chapter2() -> dict[str, Callable[[], object]]:
-    from .tensor import Tensor, numerical_gradient, unbroadcast
+    from .function import unbroadcast
+    from .gradcheck import numerical_gradient
+    from .tensor import Tensor
 
     x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
     row, column = _tensor(1.0, 2.0, 3.0, requires_grad=True), _tensor([2.0], [4.0])
@@ -138,7 +140,7 @@ def _chapter4() -> dict[str, Callable[[], object]]:
 def _chapter5() -> dict[str, Callable[[], object]]:
     """Only what chapter 7's GPT builds on: LayerNorm, attention and its heads (5.2–5.4)."""
     from .nn import functional as F
-    from .nn.transformer import MultiheadAttention
+    from .nn.attention import MultiheadAttention
 
     x = _tensor(*np.linspace(-1.0, 1.0, 8)).reshape(1, 2, 4)
     return {

@@ -1,4 +1,6 @@
-"""Chapter 1 the textbook way: a rule of its own in every node, plain closures, a plain zip."""
+"""Chapter 1 written other correct ways: rules as nested functions or with their floats bound
+as default arguments (Python keeps the defaults in one tuple instead of a cell per captured
+float), other shapes of the walk."""
 
 from checks.mutants import WHOLE_REGION, Mutant
 
@@ -9,19 +11,20 @@ ALTERNATIVES = [
         "    h = eps\n    return (f(x + h) - f(x - h)) / h / 2\n",
     ),
     Mutant(
-        "1.2", "add with a lambda of its own in every node",
-        "return Value(self.data + other.data, (self, other), _add_backward, \"+\")",
-        "return Value(self.data + other.data, (self, other), lambda g: (g, g), \"+\")",
+        "1.2", "add's rule as a nested function",
+        "        return Value(self.data + other.data, (self, other), lambda g: (g, g), \"+\")\n",
+        "        def add_backward(g):\n            return g, g\n\n"
+        "        return Value(self.data + other.data, (self, other), add_backward, \"+\")\n",
     ),
     Mutant(
-        "1.2", "mul with a plain closure",
-        "return Value(a * b, (self, other), lambda g, a=a, b=b: (g * b, g * a), \"*\")",
+        "1.2", "mul's floats bound as default arguments",
         "return Value(a * b, (self, other), lambda g: (g * b, g * a), \"*\")",
+        "return Value(a * b, (self, other), lambda g, a=a, b=b: (g * b, g * a), \"*\")",
     ),
     Mutant(
         "1.3", "pow with a nested function",
         "        a = self.data\n"
-        "        return Value(a**n, (self,), lambda g, a=a, n=n: (g * n * a ** (n - 1),), f\"**{n:g}\")\n",
+        "        return Value(a**n, (self,), lambda g: (g * n * a ** (n - 1),), f\"**{n:g}\")\n",
         "        a = self.data\n\n"
         "        def pow_backward(g):\n            return (g * n * a ** (n - 1),)\n\n"
         "        return Value(a**n, (self,), pow_backward, f\"**{n:g}\")\n",
@@ -32,20 +35,19 @@ ALTERNATIVES = [
         "        return self + (-other)\n",
     ),
     Mutant(
-        "1.4", "exp with a plain closure",
-        "return Value(c, (self,), lambda g, c=c: (g * c,), \"exp\")",
+        "1.4", "exp's result bound as a default argument",
         "return Value(c, (self,), lambda g: (g * c,), \"exp\")",
+        "return Value(c, (self,), lambda g, c=c: (g * c,), \"exp\")",
     ),
     Mutant(
         "1.4", "log's rule as a product",
-        "return Value(math.log(a), (self,), lambda g, a=a: (g / a,), \"log\")",
+        "return Value(math.log(a), (self,), lambda g: (g / a,), \"log\")",
         "return Value(math.log(a), (self,), lambda g: (g * (1.0 / a),), \"log\")",
     ),
     Mutant(
         "1.5", "relu by max, its slope as a factor",
         "        positive = self.data > 0\n        c = self.data if positive else 0.0\n"
-        "        return Value(c, (self,), lambda g, positive=positive: (g if positive else 0.0,), "
-        "\"relu\")\n",
+        "        return Value(c, (self,), lambda g: (g if positive else 0.0,), \"relu\")\n",
         "        slope = 1.0 if self.data > 0 else 0.0\n"
         "        return Value(max(self.data, 0.0), (self,), lambda g: (g * slope,), \"relu\")\n",
     ),

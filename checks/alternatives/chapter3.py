@@ -175,7 +175,7 @@ ALTERNATIVES = [
         if ctx.reduction == "mean":
             scale = scale / max(ctx.count, 1)
         scale = scale[:, None]
-        grad_logits = e * (scale / total)  # softmax · scale, in one pass over (N, C)
+        grad_logits = e / total * scale  # softmax, times each row's cotangent
         grad_logits[rows, picked] -= (1 - eps) * scale[:, 0]
         if eps:
             grad_logits -= eps / e.shape[1] * scale

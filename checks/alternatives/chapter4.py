@@ -66,18 +66,17 @@ ALTERNATIVES = [
         m += (1.0 - beta1) * grad
         v *= beta2
         v += (1.0 - beta2) * np.square(grad)
-        denom = np.sqrt(v / (1.0 - beta2**t))
-        denom += group["eps"]
-        param -= group["lr"] / (1.0 - beta1**t) * m / denom
+        m_hat = m / (1.0 - beta1**t)
+        v_hat = v / (1.0 - beta2**t)
+        param -= group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"])
         """), code("""
         beta1, beta2 = group["betas"]
         t = state.get("step", 0) + 1
         m = beta1 * state.get("exp_avg", 0.0) + (1 - beta1) * grad
         v = beta2 * state.get("exp_avg_sq", 0.0) + (1 - beta2) * grad * grad
         state["step"], state["exp_avg"], state["exp_avg_sq"] = t, m, v
-        m_hat = m / (1 - beta1**t)
-        v_hat = v / (1 - beta2**t)
-        param -= group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"])
+        denom = np.sqrt(v) / math.sqrt(1 - beta2**t) + group["eps"]  # PyTorch's order
+        param -= group["lr"] / (1 - beta1**t) * m / denom
         """)),
     Mutant("4.4", "AdamW's decay subtracted, Adam's step called on the class", code("""
         decay = group["lr"] * group["weight_decay"]

@@ -11,9 +11,9 @@ SGD_REGION = (
 )
 
 ADAM_END = (
-    "        denom = np.sqrt(v / (1.0 - beta2**t))\n"
-    "        denom += group[\"eps\"]\n"
-    "        param -= group[\"lr\"] / (1.0 - beta1**t) * m / denom\n"
+    "        m_hat = m / (1.0 - beta1**t)\n"
+    "        v_hat = v / (1.0 - beta2**t)\n"
+    "        param -= group[\"lr\"] * m_hat / (np.sqrt(v_hat) + group[\"eps\"])\n"
 )
 
 ADAMW_REGION = (
@@ -83,19 +83,17 @@ MUTANTS = [
     # -- 4.3 Adam with bias correction
     Mutant(
         "4.3", "no bias correction", ADAM_END,
-        "        denom = np.sqrt(v)\n"
-        "        denom += group[\"eps\"]\n"
-        "        param -= group[\"lr\"] * m / denom\n",
+        "        param -= group[\"lr\"] * m / (np.sqrt(v) + group[\"eps\"])\n",
     ),
     Mutant(
         "4.3", "eps inside the square root",
-        "        denom = np.sqrt(v / (1.0 - beta2**t))\n        denom += group[\"eps\"]\n",
-        "        denom = np.sqrt(v / (1.0 - beta2**t) + group[\"eps\"])\n",
+        "np.sqrt(v_hat) + group[\"eps\"]",
+        "np.sqrt(v_hat + group[\"eps\"])",
     ),
     Mutant(
         "4.3", "bias correction of the first moment only",
-        "denom = np.sqrt(v / (1.0 - beta2**t))",
-        "denom = np.sqrt(v)",
+        "v_hat = v / (1.0 - beta2**t)",
+        "v_hat = v",
     ),
     Mutant(
         "4.3", "step count never advances past 1",

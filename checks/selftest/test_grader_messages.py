@@ -57,7 +57,7 @@ def test_a_learners_own_not_implemented_error_is_an_error_showing_where_it_was_r
 
 
 def test_a_forward_that_modifies_its_input_in_place_is_told_so(tmp_path):
-    impl = package(tmp_path, ROOT / "solutions" / "framework", "tensor.py",
+    impl = package(tmp_path, ROOT / "solutions" / "framework", "ops.py",
                    "        out = np.exp(a)\n", "        out = np.exp(a, out=a)\n")
     result = run_exercise("2.4", impl, "proof", ["--no-probe"])
     failed = [c["message"] for c in result["checks"] if not c["passed"]]

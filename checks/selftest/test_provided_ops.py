@@ -166,8 +166,7 @@ NOT_FLOAT_OPS = {
     "dtype", "item", "numpy", "requires_grad_", "receive_grad", "release", "backward",
     "dim", "numel", "is_leaf", "tolist", "device", "cuda",
     # functions of framework.nn.functional that are no op of their own: helpers and re-exports
-    "F.default_generator", "F.broadcast_failure", "F.stable_sigmoid", "F.unbroadcast", "F.unwrap",
-    "F.accepts_dim",
+    "F.stable_sigmoid", "F.unwrap", "F.accepts_dim",
 }
 TENSOR_DUNDER_OPS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                      "__truediv__", "__rtruediv__", "__pow__", "__rpow__", "__neg__",
@@ -296,7 +295,7 @@ def seeded_dropout(seed):
 
 def embedding_of(ids):
     def op(weight):
-        return nn.transformer.EmbeddingFunction.apply(weight, ids)
+        return nn.sparse.EmbeddingFunction.apply(weight, ids)
 
     return op
 

@@ -168,11 +168,16 @@ def test_decoder_stack_runs_copies_of_its_layer_in_order_then_its_norm():
 
 
 def test_transformer_layers_keep_weights_of_their_own():
+    """The stacks copy one layer, as PyTorch's do; the Transformer then redraws every Linear of
+    every copy, biases and attention projections included."""
     fw.manual_seed(0)
     model = nn.Transformer(16, 16)
     for stack in (model.encoder, model.decoder):
-        first, second = (layer.linear1.weight.data for layer in stack.layers)
-        assert not np.array_equal(first, second)
+        first, second = stack.layers
+        for name in ("linear1.weight", "linear2.bias", "self_attn.q_proj.weight",
+                     "self_attn.out_proj.bias"):
+            a, b = (dict(layer.named_parameters())[name].data for layer in (first, second))
+            assert not np.array_equal(a, b), f"{name} is the same in both layers"
 
 
 def test_the_w3_configuration_has_236816_parameters_named_as_pytorch():

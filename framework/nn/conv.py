@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..tensor import Function, Tensor
+from ..function import Function
+from ..tensor import Tensor
 
 __all__ = ["avg_pool2d", "conv2d", "fold", "max_pool2d", "pair", "unfold"]
 

@@ -15,11 +15,15 @@ import math
 import numpy as np
 
 from ..autodiff import no_grad
+from ..function import unwrap
 from ..generator import default_generator
-from ..tensor import Tensor, unwrap
+from ..tensor import Tensor
 from . import functional as F
+from .attention import MultiheadAttention
 from .modules import Linear, Module, ModuleList
-from .transformer import Embedding, LayerNorm, MultiheadAttention, _modes, _restore_modes
+from .normalization import LayerNorm
+from .sparse import Embedding
+from .transformer import _modes, _restore_modes
 
 __all__ = [
     "GPT", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "bits_per_char",

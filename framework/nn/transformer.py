@@ -2,7 +2,7 @@
 
 Token ids become vectors (`Embedding`), positions are added (`PositionalEncoding`),
 and attention lets every position read from every other: `MultiheadAttention`
-inside `TransformerEncoderLayer` and `TransformerDecoderLayer`, stacked into an
+(`attention.py`) inside `TransformerEncoderLayer` and `TransformerDecoderLayer`, stacked into an
 encoder-decoder `Transformer` that translates one sequence into another.
 """
 
@@ -14,13 +14,18 @@ import math
 import numpy as np
 
 from ..autodiff import no_grad
-from ..generator import default_generator
-from ..tensor import Function, Tensor, unwrap
+from ..function import unwrap
+from ..tensor import Tensor
 from . import functional as F
-from .modules import Linear, Module, ModuleList, Parameter
+from . import init
+from .attention import MultiheadAttention
+from .dropout import Dropout
+from .modules import Linear, Module, ModuleList
+from .normalization import LayerNorm
+from .sparse import Embedding
 
 __all__ = [
-    "Dropout", "Embedding", "LayerNorm", "MultiheadAttention", "PositionalEncoding",
+    "PositionalEncoding",
     "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
     "TransformerEncoderLayer", "seq2seq_loss", "shift_right", "sinusoidal_positional_encoding",
 ]
@@ -38,73 +43,7 @@ def sinusoidal_positional_encoding(length: int, d_model: int) -> np.ndarray:
     ### END SOLUTION
 
 
-# -- embeddings and positions (provided) ----------------------------------------------------------
-
-
-def _ids(tokens, op: str, count: int) -> np.ndarray:
-    """Token ids as an int array, checked to lie in 0..count-1."""
-    ids = np.asarray(unwrap(tokens))
-    if not np.issubdtype(ids.dtype, np.integer):
-        raise TypeError(f"{op}: token ids must be integers, got {ids.dtype}; pass an int array")
-    if ids.size and (ids.min() < 0 or ids.max() >= count):
-        bad = ids[(ids < 0) | (ids >= count)][0]
-        raise IndexError(f"{op}: token id {bad} is outside 0..{count - 1} (num_embeddings={count})")
-    return ids
-
-
-class EmbeddingFunction(Function):
-    """out = W[ids]; ∂W[v] = Σ of the gradients of the positions holding id v (none for padding)."""
-
-    @staticmethod
-    def forward(ctx, weight, ids, padding_idx=None):
-        ctx.ids, ctx.shape, ctx.padding_idx = ids, weight.shape, padding_idx
-        return weight[ids]
-
-    @staticmethod
-    def backward(ctx, grad):
-        # sort the positions by id, then add up each id's run of rows in one reduceat:
-        # several times faster than np.add.at, for any vocabulary size
-        ids = ctx.ids.ravel()
-        order = np.argsort(ids, kind="stable")
-        sorted_ids = ids[order]
-        starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
-        grad_w = np.zeros(ctx.shape, dtype=grad.dtype)
-        if len(ids):
-            rows = grad.reshape(-1, ctx.shape[1])[order]
-            grad_w[sorted_ids[starts]] = np.add.reduceat(rows, starts, axis=0)
-        if ctx.padding_idx is not None:
-            grad_w[ctx.padding_idx] = 0
-        return grad_w, None
-
-
-class Embedding(Module):
-    """A table of num_embeddings learned vectors: ids (...) → vectors (..., embedding_dim).
-
-    Rows start N(0, 1) (PyTorch's init); the row padding_idx starts at zero and is never
-    updated, so padding contributes nothing.
-    """
-
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 dtype=np.float32) -> None:
-        super().__init__()
-        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
-            raise ValueError(f"Embedding: padding_idx={padding_idx} is not a row of "
-                             f"0..{num_embeddings - 1}")
-        weight = default_generator().standard_normal((num_embeddings, embedding_dim))
-        if padding_idx is not None:
-            padding_idx %= num_embeddings
-            weight[padding_idx] = 0
-        self.weight = Parameter(weight.astype(dtype))
-        self.num_embeddings, self.embedding_dim, self.padding_idx = (
-            num_embeddings, embedding_dim, padding_idx)
-
-    def forward(self, tokens) -> Tensor:
-        ids = _ids(tokens, "Embedding", self.num_embeddings)
-        return EmbeddingFunction.apply(self.weight, ids, padding_idx=self.padding_idx)
-
-    def extra_repr(self) -> str:
-        padding = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+# -- positions (provided) ----------------------------------------------------------------------
 
 
 class PositionalEncoding(Module):
@@ -126,197 +65,6 @@ class PositionalEncoding(Module):
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, max_len={self.max_len}"
-
-
-class LayerNorm(Module):
-    """Normalise each row over its last axes (normalized_shape), then scale and shift them."""
-
-    def __init__(self, normalized_shape: int | tuple[int, ...], eps: float = 1e-5,
-                 dtype=np.float32) -> None:
-        super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        self.normalized_shape, self.eps = shape, eps
-        self.weight = Parameter(np.ones(shape, dtype=dtype))
-        self.bias = Parameter(np.zeros(shape, dtype=dtype))
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
-
-    def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}"
-
-
-class Dropout(Module):
-    """Zeroes each element with probability p while training (scaling the rest by 1/(1-p));
-    the identity in eval mode. Draws from the shared generator (`framework.manual_seed`).
-    """
-
-    def __init__(self, p: float = 0.5) -> None:
-        super().__init__()
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"Dropout: p={p} must be a probability in [0, 1]")
-        self.p = p
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}"
-
-
-# -- exercise 5.4: multi-head attention -----------------------------------------------------------
-
-
-def _boolean(mask, name: str) -> np.ndarray:
-    mask = np.asarray(unwrap(mask))
-    if mask.dtype != bool:
-        raise TypeError(f"MultiheadAttention: {name} must be boolean (True = blocked), got "
-                        f"{mask.dtype}; compare ids with the padding id, e.g. src == pad_id")
-    return mask
-
-
-class MultiheadAttention(Module):
-    """num_heads attentions side by side, each on its own embed_dim/num_heads slice.
-
-    As PyTorch's: sequence first by default, query (L, N, E), key and value (S, N, E) →
-    output (L, N, E); with batch_first=True (what this chapter's layers use) query (N, L, E),
-    key and value (N, S, E) → (N, L, E). key_padding_mask (N, S): True = that key is padding.
-    attn_mask (L, S) or (N·num_heads, L, S): boolean True = BLOCKED (PyTorch's convention
-    here, the opposite of scaled_dot_product_attention's), or float, added to the scores.
-    is_causal: query i sees keys j <= i. need_weights (default True, as PyTorch): also the
-    attention weights (N, L, S) averaged over heads, or (N, num_heads, L, S) when
-    average_attn_weights=False; else None. Layers pass need_weights=False: they need only
-    the output, which is then one fused op.
-
-    The projections are four Linear layers, `q_proj`, `k_proj`, `v_proj`, `out_proj`:
-    PyTorch packs the first three into `in_proj_weight` (3E, E) and `in_proj_bias` (3E,).
-    `load_state_dict` accepts either naming (`translate_state`); `state_dict` writes ours.
-    """
-
-    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
-                 vdim: int | None = None, batch_first: bool = False) -> None:
-        super().__init__()
-        if embed_dim % num_heads:
-            raise ValueError(f"MultiheadAttention: embed_dim={embed_dim} is not divisible by "
-                             f"num_heads={num_heads}; each head takes embed_dim/num_heads features")
-        unsupported = {"add_bias_kv": add_bias_kv, "add_zero_attn": add_zero_attn,
-                       "kdim": kdim not in (None, embed_dim), "vdim": vdim not in (None, embed_dim)}
-        for name, given in unsupported.items():
-            if given:
-                raise NotImplementedError(f"MultiheadAttention: {name}= is not supported; keys and "
-                                          "values have embed_dim features, and no bias or zero "
-                                          "attention is appended to them")
-        self.embed_dim, self.num_heads, self.head_dim = embed_dim, num_heads, embed_dim // num_heads
-        self.dropout, self.batch_first = dropout, batch_first
-        self.q_proj = Linear(embed_dim, embed_dim, bias=bias)
-        self.k_proj = Linear(embed_dim, embed_dim, bias=bias)
-        self.v_proj = Linear(embed_dim, embed_dim, bias=bias)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias)
-
-    def check_shapes(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask,
-                     attn_mask) -> None:
-        """Raise ValueError naming which of query, key, value or a mask disagrees, and how
-        (shapes as given, in the module's layout).
-        """
-        name = "MultiheadAttention"
-        layout = ("(N, T, embed_dim={}) (batch first)" if self.batch_first else
-                  "(T, N, embed_dim={}) (sequence first: batch_first=False, PyTorch's default)")
-        for which, x in (("query", query), ("key", key), ("value", value)):
-            if x.ndim != 3 or x.shape[-1] != self.embed_dim:
-                raise ValueError(f"{name}: {which} has shape {x.shape}; expected "
-                                 + layout.format(self.embed_dim))
-        if key.shape[:2] != value.shape[:2]:
-            raise ValueError(f"{name}: key {key.shape} and value {value.shape} must agree on "
-                             "(N, S): one value per key")
-        batch = 0 if self.batch_first else 1
-        if query.shape[batch] != key.shape[batch]:
-            raise ValueError(f"{name}: query {query.shape} and key {key.shape} have different "
-                             f"batch sizes N ({query.shape[batch]} vs {key.shape[batch]})")
-        n, length, source = query.shape[batch], query.shape[1 - batch], key.shape[1 - batch]
-        if key_padding_mask is not None and np.shape(key_padding_mask) != (n, source):
-            raise ValueError(f"{name}: key_padding_mask has shape {np.shape(key_padding_mask)}; "
-                             f"expected (N, S) = {(n, source)}, one flag per key")
-        if attn_mask is not None and np.shape(attn_mask) not in (
-                (length, source), (n * self.num_heads, length, source)):
-            raise ValueError(f"{name}: attn_mask has shape {np.shape(attn_mask)}; expected "
-                             f"(L, S) = {(length, source)} or (N·num_heads, L, S) = "
-                             f"{(n * self.num_heads, length, source)}")
-
-    def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask=None,
-        need_weights: bool = True, attn_mask=None, average_attn_weights: bool = True,
-        is_causal: bool = False,
-    ) -> tuple[Tensor, Tensor | None]:
-        self.check_shapes(query, key, value, key_padding_mask, attn_mask)
-        if not self.batch_first:  # (T, N, E) → (N, T, E): the heads below work batch first
-            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
-        ### BEGIN SOLUTION 5.4
-        raise NotImplementedError("Exercise 5.4: Multi-head attention — see chapters/05_transformer.ipynb, '5.4 Many heads'")
-        ### END SOLUTION
-        if not self.batch_first:
-            out = out.transpose(0, 1)
-        if need_weights:
-            return out, weights.mean(axis=1) if average_attn_weights else weights
-        return out, None
-
-    def attend(self, q: Tensor, k: Tensor, v: Tensor, mask, is_causal: bool,
-               need_weights: bool) -> tuple[Tensor, Tensor | None]:
-        """Attention of every head at once, (N, H, L, head_dim), and the weights (N, H, L, S)
-        when asked for (outside the graph, as PyTorch returns them). Dropout, when training,
-        acts on the weights, as in PyTorch.
-        """
-        # the weights are attention applied to one-hot values: P = attention(Q, K, I)
-        eye = np.eye(k.shape[-2], dtype=q.dtype)
-        if self.training and self.dropout > 0:
-            weights = F.scaled_dot_product_attention(q, k, eye, mask, is_causal)
-            heads = F.dropout(weights, self.dropout, self.training) @ v
-            return heads, weights.detach() if need_weights else None
-        heads = F.scaled_dot_product_attention(q, k, v, mask, is_causal)
-        if not need_weights:
-            return heads, None
-        with no_grad():
-            return heads, F.scaled_dot_product_attention(q, k, eye, mask, is_causal)
-
-    def split_heads(self, x: Tensor) -> Tensor:
-        """(N, T, E) → (N, num_heads, T, head_dim): head h holds features h·head_dim onwards."""
-        ### BEGIN SOLUTION 5.4
-        raise NotImplementedError("Exercise 5.4: Multi-head attention — see chapters/05_transformer.ipynb, '5.4 Many heads'")
-        ### END SOLUTION
-
-    def merge_heads(self, x: Tensor) -> Tensor:
-        """(N, num_heads, T, head_dim) → (N, T, E): the inverse of split_heads."""
-        ### BEGIN SOLUTION 5.4
-        raise NotImplementedError("Exercise 5.4: Multi-head attention — see chapters/05_transformer.ipynb, '5.4 Many heads'")
-        ### END SOLUTION
-
-    def sdpa_mask(self, n: int, length: int, source: int, key_padding_mask,
-                  attn_mask) -> np.ndarray | None:
-        """The masks as one for scaled_dot_product_attention, broadcasting to (N, H, L, S):
-        boolean True = MAY attend (so the blocked-masks are negated), or float, added.
-        """
-        ### BEGIN SOLUTION 5.4
-        raise NotImplementedError("Exercise 5.4: Multi-head attention — see chapters/05_transformer.ipynb, '5.4 Many heads'")
-        ### END SOLUTION
-
-    def translate_state(self, prefix: str, state: dict) -> dict:
-        """A state dict with PyTorch's packed names for this module (`in_proj_weight` (3E, E),
-        `in_proj_bias` (3E,)) split into q_proj, k_proj and v_proj; any other as it is.
-        """
-        if f"{prefix}in_proj_weight" not in state:
-            return state
-        state = dict(state)
-        for leaf in ("weight", "bias"):
-            packed = state.pop(f"{prefix}in_proj_{leaf}", None)
-            if packed is not None:
-                parts = np.split(np.asarray(unwrap(packed)), 3)
-                for projection, part in zip(("q_proj", "k_proj", "v_proj"), parts):
-                    state[f"{prefix}{projection}.{leaf}"] = part
-        return state
-
-    def extra_repr(self) -> str:
-        layout = ", batch_first=True" if self.batch_first else ""
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}{layout}"
 
 
 # -- exercises 5.5 and 5.6: the layers ------------------------------------------------------------
@@ -446,15 +194,6 @@ class TransformerDecoder(Module):
         return tgt if self.norm is None else self.norm(tgt)
 
 
-def _stack(stack_type: type, layers: list[Module], d_model: int) -> Module:
-    """A stack of `layers` with a final LayerNorm, each layer keeping the weights it was drawn
-    with, in W3's order. (PyTorch's stacks copy one layer, and `torch.nn.Transformer` then
-    redraws only the weight matrices: its layers start with equal biases.)"""
-    stack = stack_type(layers[0], 0, LayerNorm(d_model))  # no copies: the drawn layers go in
-    stack.layers.extend(layers)
-    return stack
-
-
 def _modes(model: Module) -> list[tuple[Module, bool]]:
     """Every module of the tree with its own `training` flag (they may differ)."""
     return [(module, module.training) for module in model.modules()]
@@ -474,7 +213,7 @@ class Transformer(Module):
 
     Separate source and target embeddings, sinusoidal positions added (no scaling), pre-LN
     stacks with a final LayerNorm each, and a Linear to the target vocabulary. The defaults
-    are the W3 benchmark's model (236,816 parameters for vocabularies of 16).
+    make a model of 236,816 parameters for vocabularies of 16.
     """
 
     def __init__(
@@ -484,17 +223,29 @@ class Transformer(Module):
         padding_idx: int | None = None,
     ) -> None:
         super().__init__()
-        # built in this order, so the weights are drawn in W3's order
         self.src_embedding = Embedding(src_vocab_size, d_model, padding_idx)
         self.tgt_embedding = Embedding(tgt_vocab_size, d_model, padding_idx)
         self.positional = PositionalEncoding(d_model, max_len)
         layer = dict(d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward,
                      dropout=dropout, activation=activation, batch_first=True, norm_first=True)
-        self.encoder = _stack(TransformerEncoder, [TransformerEncoderLayer(**layer)
-                                                   for _ in range(num_encoder_layers)], d_model)
-        self.decoder = _stack(TransformerDecoder, [TransformerDecoderLayer(**layer)
-                                                   for _ in range(num_decoder_layers)], d_model)
+        self.encoder = TransformerEncoder(TransformerEncoderLayer(**layer), num_encoder_layers,
+                                          LayerNorm(d_model))
+        self.decoder = TransformerDecoder(TransformerDecoderLayer(**layer), num_decoder_layers,
+                                          LayerNorm(d_model))
         self.output = Linear(d_model, tgt_vocab_size)
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        """Give each copy in the stacks weights of its own: every Linear of every layer redrawn
+        from its default, U(-1/√in, 1/√in). (`torch.nn.Transformer` redraws the weight
+        matrices with xavier_uniform_ instead, and leaves the copies' biases equal.)"""
+        for stack in (self.encoder, self.decoder):
+            for module in stack.layers.modules():
+                if isinstance(module, Linear):
+                    bound = 1 / math.sqrt(module.in_features)
+                    for p in (module.weight, module.bias):
+                        if p is not None:
+                            init.uniform_(p, -bound, bound)
 
     def source_padding_mask(self, src, src_key_padding_mask=None) -> np.ndarray | None:
         """The mask forward and generate use: an explicit one wins; else, with a padding_idx,

@@ -12,7 +12,9 @@ from collections.abc import Iterable
 import numpy as np
 
 from .. import optim
-from ..tensor import Tensor, concatenate, unwrap
+from ..creation import concatenate
+from ..function import unwrap
+from ..tensor import Tensor
 
 
 def _listed(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:

@@ -1,7 +1,7 @@
 """The device: the CPU only, as `torch.device` names it (provided).
 
-Below both `tensor.py` (`Tensor.to`, `.device`, `.cuda()`) and `surface.py` (`framework.device`),
-so neither imports the other for it.
+Below `tensor.py` (`Tensor.to`), `tensor_methods.py` (`.device`, `.cuda()`) and `surface.py`
+(`framework.device`), so none imports another for it.
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
-"""Provided: `framework.optim.lr_scheduler`, the schedules of `torch.optim.lr_scheduler`.
+"""Chapter 4's schedules: `framework.optim.lr_scheduler`, as `torch.optim.lr_scheduler`.
 
-Chapter 4 writes the scheduler base (`LRScheduler`: the step count `last_epoch`, each
-group's `initial_lr`, `get_last_lr()`), `StepLR` and the warm-up + cosine exercise in
-`optim.py`; the rest of PyTorch's everyday schedules are here, each one closed-form rule
+The scheduler base (`LRScheduler`: the step count `last_epoch`, each group's `initial_lr`,
+`get_last_lr()`) and `StepLR` are provided, the warm-up + cosine schedule is exercise 4.6;
+PyTorch's other everyday schedules follow (provided), each one closed-form rule
 `lr_at(base_lr, step)`. Call `scheduler.step()` after `optimizer.step()`, as in PyTorch.
 PyTorch computes most of these step by step from the previous lr; the closed forms give the
 same numbers up to rounding.
 
 `optim.py` makes this module reachable as `framework.optim.lr_scheduler` (optim is one
-file, so the name is registered there, as `os.path` is).
+file, so the name is registered there, as `os.path` is) and exports the three classes
+above as `optim.LRScheduler`, `optim.StepLR` and `optim.WarmupCosineLR`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,105 @@ import bisect
 import math
 from collections.abc import Callable, Sequence
 
-from .optim import LRScheduler, Optimizer, StepLR, WarmupCosineLR
+from .optimizer import Optimizer, _copied
+
+
+class LRScheduler:
+    """Sets each group's lr from the step count, as `torch.optim.lr_scheduler`.
+
+    Call `scheduler.step()` after `optimizer.step()`. At construction the count is 0 and
+    the lrs are already those of step 0. Subclasses write `lr_at(base_lr, step)`; the base
+    lr of a group is its lr when the scheduler was made (kept as group["initial_lr"]).
+    """
+
+    def __init__(self, optimizer: Optimizer) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(
+                f"{type(self).__name__}: the first argument is the optimizer to schedule, "
+                f"got {type(optimizer).__name__}"
+            )
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:
+            group.setdefault("initial_lr", group["lr"])
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = -1
+        self.step()
+
+    def lr_at(self, base_lr: float, step: int) -> float:
+        raise NotImplementedError
+
+    def step(self) -> None:
+        """Advance the count by one and set every group's lr for it."""
+        self.last_epoch += 1
+        self._last_lr = [float(self.lr_at(base, self.last_epoch)) for base in self.base_lrs]
+        for group, lr in zip(self.optimizer.param_groups, self._last_lr):
+            group["lr"] = lr
+
+    def get_last_lr(self) -> list[float]:
+        """The lr of each group, as set by the last `step()` (or the constructor)."""
+        return list(self._last_lr)
+
+    def state_dict(self) -> dict:
+        return {k: _copied(v) for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.__dict__.update({k: _copied(v) for k, v in state_dict.items()})
+        for group, lr in zip(self.optimizer.param_groups, self._last_lr):
+            group["lr"] = lr
+
+
+class StepLR(LRScheduler):
+    """lr = base_lr · gamma^⌊step / step_size⌋: decay by `gamma` every `step_size` steps."""
+
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1) -> None:
+        if not (isinstance(step_size, int) and step_size >= 1):
+            raise ValueError(f"StepLR: step_size={step_size!r} must be a whole number >= 1")
+        if not gamma > 0.0:
+            raise ValueError(f"StepLR: gamma={gamma} must be > 0")
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer)
+
+    def lr_at(self, base_lr: float, step: int) -> float:
+        return base_lr * self.gamma ** (step // self.step_size)
+
+
+# -- exercise 4.6: warm-up then cosine ---------------------------------------------------------------
+
+
+class WarmupCosineLR(LRScheduler):
+    """Linear warm-up from 0 to base_lr over `warmup_steps`, then a cosine down to `min_lr`.
+
+    lr(t) = base_lr · t / W for t < W;  then, with p = (t − W) / (T − W),
+    lr(t) = min_lr + (base_lr − min_lr) · ½ (1 + cos(π p)) up to t = T;  min_lr after T.
+    """
+
+    def __init__(
+        self, optimizer: Optimizer, warmup_steps: int, total_steps: int, min_lr: float = 0.0
+    ) -> None:
+        if not (isinstance(warmup_steps, int) and isinstance(total_steps, int)
+                and 0 <= warmup_steps < total_steps):
+            raise ValueError(
+                f"WarmupCosineLR: warmup_steps={warmup_steps!r} and total_steps={total_steps!r} "
+                "must be whole numbers with 0 <= warmup_steps < total_steps"
+            )
+        if not min_lr >= 0.0:
+            raise ValueError(f"WarmupCosineLR: min_lr={min_lr} must be >= 0")
+        self.warmup_steps, self.total_steps, self.min_lr = warmup_steps, total_steps, min_lr
+        super().__init__(optimizer)
+
+    def lr_at(self, base_lr: float, step: int) -> float:
+        """The lr at `step` (0, 1, 2, ...) for a group whose lr was `base_lr`."""
+        ### BEGIN SOLUTION 4.6
+        if step < self.warmup_steps:
+            return base_lr * step / self.warmup_steps
+        if step >= self.total_steps:
+            return self.min_lr
+        progress = (step - self.warmup_steps) / (self.total_steps - self.warmup_steps)
+        return self.min_lr + (base_lr - self.min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))
+        ### END SOLUTION
+
+
+# -- PyTorch's other schedules (provided) -------------------------------------------------------------
 
 
 def _per_group(name: str, value, optimizer: Optimizer, what: str) -> list:

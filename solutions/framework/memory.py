@@ -1,7 +1,7 @@
 """Keep freed memory in the process, let the cycle collector rest, keep BLAS on one thread.
 
 Nothing here runs at import: call `tune()` (all three settings) where training speed matters,
-as `make bench`, the appendix and chapter 5's training do. All change the whole process, so a
+as chapter 5's training and the appendix do. All change the whole process, so a
 library should not make them for its users unasked. The third, BLAS threads, is explained in
 `runtime` (`use_small_work_threads`): a second BLAS thread made the course's products up to a
 hundred times slower on a busy machine.
@@ -9,8 +9,8 @@ hundred times slower on a busy machine.
 A training step allocates the same large arrays every time: activations, gradients,
 optimizer temporaries. glibc's malloc serves any block above 128 KiB with a fresh
 `mmap` and returns it to the operating system on `free`, so every step faults in
-new zeroed pages for each of those arrays — on the benchmark workloads that costs
-more than the arithmetic. Raising malloc's thresholds keeps freed blocks in the heap
+new zeroed pages for each of those arrays, which for large arrays can cost more than
+the arithmetic. Raising malloc's thresholds keeps freed blocks in the heap
 for the next step, as PyTorch's caching allocator does for its tensors.
 
 This changes the whole process's malloc settings, only on glibc (Linux); elsewhere
@@ -18,8 +18,9 @@ This changes the whole process's malloc settings, only on glibc (Linux); elsewhe
 nothing breaks without it.
 
 Python's cycle collector, for its part, scans the young objects each time 700 more
-have been allocated than freed. A scalar graph of W1 holds some 300,000 objects, none
-of them in a cycle (reference counting frees every graph of this framework), so
+have been allocated than freed. The scalar graph of chapter 1's last training step holds
+hundreds of thousands of objects, none of them in a cycle (reference counting frees every
+graph of this framework), so
 while a step builds its graph the collector scans it hundreds of times and finds
 nothing: half of the step and more. Any threshold below the size of a graph still
 scans each of its objects once or more; `collect_cycles_less_often` sets one above

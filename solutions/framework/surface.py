@@ -15,8 +15,10 @@ import builtins
 import numpy as np
 
 from ._device import check_device, device
+from .creation import concatenate, stack
+from .function import unwrap
 from .generator import default_generator
-from .tensor import Tensor, _shape_args, concatenate, stack, unwrap
+from .tensor import Tensor, _shape_args
 
 # -- dtypes: NumPy's, under PyTorch's names (x.dtype == torch.float32 holds) -----------------
 

@@ -1,9 +1,12 @@
 """`framework.nn`, as `torch.nn`: layers, their functional ops, initialisers.
 
 Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, containers),
-`functional.py` and `init.py`; chapter 5 `transformer.py`; chapter 6 `conv.py` (and `Conv2d`
-in `modules.py`); chapter 7 `gpt.py`. Provided: `loss.py` (the loss modules, over
-`functional`'s losses) and `utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`).
+`functional.py` and `init.py`; chapter 5 `transformer.py`, `attention.py` and
+`functional_transformer.py` (its functions, exported by `functional`); chapter 6 `conv.py`
+(and `Conv2d` in `modules.py`); chapter 7 `gpt.py`. Provided: `loss.py` (the loss modules, over
+`functional`'s losses), chapter 5's generic layers where `torch.nn` keeps them
+(`normalization.py`: `LayerNorm`, `dropout.py`: `Dropout`, `sparse.py`: `Embedding`) and
+`utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`).
 This file only says where each name lives; a name loads its file when it is first used, so
 chapter 5's transformer.py does not have to import for chapter 3's layers to work. Every
 module imports its neighbours directly.
@@ -14,14 +17,17 @@ from .._lazy import attach
 __all__, __getattr__, __dir__ = attach(
     __name__,
     names={  # submodule: the names it exports here
+        "attention": ["MultiheadAttention"],
+        "dropout": ["Dropout"],
         "gpt": ["GPT", "KVCache"],
         "loss": ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss",
                  "NLLLoss"],
         "modules": ["GELU", "AvgPool2d", "Conv2d", "Flatten", "Linear", "MaxPool2d", "Module",
-                    "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh",
-                    "load", "save"],
-        "transformer": ["Dropout", "Embedding", "LayerNorm", "MultiheadAttention",
-                        "PositionalEncoding", "Transformer", "TransformerDecoder",
+                    "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh"],
+        "normalization": ["LayerNorm"],
+        "serialization": ["load", "save"],
+        "sparse": ["Embedding"],
+        "transformer": ["PositionalEncoding", "Transformer", "TransformerDecoder",
                         "TransformerDecoderLayer", "TransformerEncoder",
                         "TransformerEncoderLayer"],
     },

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from ..creation import stack
 from ..data import batch_indices
 from ..generator import Generator, numpy_generator
-from ..tensor import Tensor, stack
+from ..tensor import Tensor
 
 
 class Dataset:

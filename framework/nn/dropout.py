@@ -1,0 +1,27 @@
+"""Provided: `Dropout`, as in `torch.nn` (torch/nn/modules/dropout.py), over `F.dropout`."""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import functional as F
+from .modules import Module
+
+__all__ = ["Dropout"]
+
+
+class Dropout(Module):
+    """Zeroes each element with probability p while training (scaling the rest by 1/(1-p));
+    the identity in eval mode. Draws from the shared generator (`framework.manual_seed`).
+    """
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout: p={p} must be a probability in [0, 1]")
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
