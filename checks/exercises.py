@@ -68,108 +68,131 @@ EXERCISES = [
     Exercise(
         "1.1", "Numerical derivative", 10, ("autodiff.py",),
         "1.1 Derivatives as slopes",
-        "Exactly the central difference (f(x + eps) - f(x - eps)) / (2 eps) with the eps given: "
-        "the checks compare with that formula's value (3x² + eps² for x³), so another "
-        "difference (forward f(x + eps) - f(x), or a five-point stencil) scores less.",
+        "The central difference, with exactly the eps given: the checks compare with that "
+        "formula's own value (3x² + eps² for x³), so another difference (forward f(x + eps) - "
+        "f(x), or a five-point stencil) scores less. The section's folded hints go from the idea "
+        "to the formula.",
     ),
     Exercise(
         "1.2", "Add and multiply", 15, ("autodiff.py",),
         "1.2 The first two ops: add and multiply",
-        "grad_fn receives the output's gradient g and returns one gradient per parent, "
-        "in the order of `parents`: for a · b that is (g · b, g · a).",
+        "Check the contract: a new Value whose parents are (self, other), in that order, and "
+        "whose rule returns one share per parent in the same order (for a · b, g times the OTHER "
+        "operand); the rule captures the operands' floats, never its own node. The section's "
+        "folded hints go from the idea to the code.",
     ),
     Exercise(
         "1.3", "Power, subtraction and division", 15, ("autodiff.py",),
         "1.3 Power, and ops for free",
-        "d(aⁿ)/da = n · aⁿ⁻¹. Write a - b and a / b with + , * and ** only.",
+        "** is one node whose only parent is self, with the rule g · n · aⁿ⁻¹ (a and n captured "
+        "as floats); a - b and a / b need no rule of their own: build them from +, * and **. The "
+        "section's folded hints go from the idea to the code.",
     ),
     Exercise(
         "1.4", "Exp and log", 10, ("autodiff.py",),
         "1.4 Exp and log",
-        "d(eᵃ)/da = eᵃ and d(ln a)/da = 1/a; multiply each by the incoming gradient.",
+        "Each rule is g times the local derivative, eᵃ (the result itself) and 1/a, from floats "
+        "computed in the forward pass, never the node. The section's folded hints give the "
+        "formulas and the calls.",
     ),
     Exercise(
         "1.5", "Tanh, ReLU and sigmoid", 15, ("autodiff.py",),
         "1.5 Activations: tanh, ReLU, sigmoid",
-        "tanh' = 1 - tanh², relu' = 1 where a > 0 else 0, sigmoid' = s(1 - s); "
-        "for sigmoid of a negative a use eᵃ / (1 + eᵃ) so nothing overflows.",
+        "tanh' = 1 - c², relu' = 1 where a > 0 else 0 (0 at the kink too), sigmoid' = c(1 - c); "
+        "the sigmoid must never exponentiate a large positive number: for a < 0 use the form that "
+        "only exponentiates a. The section's folded hints go from the idea to the calls.",
     ),
     Exercise(
         "1.6", "Topological order", 15, ("autodiff.py",),
         "1.6 Walking the graph in order",
-        "Use an explicit stack, not recursion, and a visited set of the nodes themselves: "
-        "each node must appear once, after all its parents.",
+        "Check the contract: every node once (a visited set of the nodes themselves), each after "
+        "all its parents, root last; no recursion (a chain 100,000 deep) and linear time. The "
+        "section's folded hints give the algorithm with a stack of your own.",
     ),
     Exercise(
         "1.7", "Backward: the one reverse walk", 20, ("autodiff.py",),
         "1.7 Backward: the reverse walk",
-        "backpropagate: a dict {node: gradient} seeded with {root: gradient}; walk "
-        "reversed(topological_order(root)), pop each node's gradient, hand it to "
-        "node.receive_grad, then add each parent's share (never assign: a node used twice "
-        "gets both; sum into a new value, never `+=`: an array share may be held by another "
-        "node). Read node.parents and call node.grad_fn BEFORE node.release(): release "
-        "empties both. Value.receive_grad: a leaf adds, an intermediate node keeps the new grad.",
+        "Check the contract: each node's shares are added, never assigned (a node used twice gets "
+        "both), into a new value, never in place (an array share may be held by another node); "
+        "None shares and unreached nodes are skipped. Read node.parents and call node.grad_fn "
+        "BEFORE node.release(): release empties both. Value.receive_grad: a leaf adds, an "
+        "intermediate node keeps this call's gradient. The section's folded hints go from the "
+        "idea to the code.",
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
         "2.1", "Numerical gradient for arrays", 5, ("gradcheck.py",),
         "2.1 Checking gradients of arrays",
-        "Perturb one element at a time (np.ndindex), on a float64 copy, and restore it.",
+        "Check the contract: a float64 result of x's shape; each element perturbed on a float64 "
+        "COPY of x (the caller's array never changes, not even while f runs) and restored before "
+        "the next; 0-d arrays too. The section's folded hints go from the idea to the NumPy "
+        "calls.",
     ),
     Exercise(
         "2.2", "Unbroadcast", 15, ("function.py",),
         "2.2 The gradient of a broadcast is a sum",
-        "Sum over the leading axes grad has and shape lacks, then over the axes where "
-        "shape has 1 (keepdims=True).",
+        "The result has exactly `shape`: sum over the leading axes grad has and shape lacks, and "
+        "over the axes where shape has 1 and grad does not (kept, with size 1); grad itself when "
+        "the shapes agree. The section's folded hints show the shapes step by step.",
     ),
     Exercise(
         "2.3", "Binary elementwise backward", 15, ("ops.py",),
         "2.3 Backward of add, mul, div and pow",
-        "Compute the elementwise gradient, then unbroadcast it to each input's shape.",
+        "Each gradient has its input's shape and dtype: the elementwise rule, then unbroadcast to "
+        "that input's shape; None where ctx.needs_input_grad says no gradient is needed. The "
+        "section's folded hints give the formulas.",
     ),
     Exercise(
         "2.4", "Unary elementwise backward", 10, ("ops.py",),
         "2.4 Backward of exp, log, tanh, relu and sigmoid",
-        "Multiply the incoming gradient by the local derivative, elementwise; reuse the "
-        "saved output where the derivative is written in terms of it.",
+        "Multiply the incoming gradient by the local derivative, elementwise; reuse the saved "
+        "output where the derivative is written in terms of it. The section's folded hints give "
+        "the formulas.",
     ),
     Exercise(
         "2.5", "Sum and mean backward", 10, ("ops.py",),
         "2.5 Reductions: sum and mean",
-        "Put the reduced axes back (np.expand_dims) unless keepdims, then broadcast to the "
-        "input shape; mean divides by the number of elements reduced.",
+        "Put the reduced axes back, with size 1, in their places (unless keepdims) before "
+        "broadcasting to the input's shape: on a square input a gradient broadcast along the "
+        "wrong axis has the right shape and the wrong values. The mean divides by the number of "
+        "elements reduced. The section's folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
         "2.6", "Max backward", 10, ("ops.py",),
         "2.6 Max, and what to do with ties",
-        "The gradient goes where a == max (kept dims); divide by the count of ties.",
+        "The gradient goes where a equals its group's maximum, divided by the count of ties in "
+        "that group; count in the input's dtype (an integer count turns a float32 gradient into "
+        "float64). The section's folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
         "2.7", "Reshape and permute backward", 5, ("shape_ops.py",),
         "2.7 Reshape and permute",
-        "Reshape back to the input shape; permute back with the inverse order np.argsort(axes).",
+        "Undo the forward: reshape back to the input's shape; permute back with the INVERSE order "
+        "(inverse[axes[i]] = i), which differs from axes once there are three axes. The section's "
+        "folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
         "2.8", "Matmul backward", 15, ("ops.py",),
         "2.8 Matrix products",
-        "dA = G @ Bᵀ and dB = Aᵀ @ G (swap the last two axes); treat 1-D operands as a row "
-        "or a column, and unbroadcast batch axes. Put the axes the product removed back into G "
-        "in order: first B's (np.expand_dims(G, -1) when B is 1-D), then A's (np.expand_dims(G, "
-        "-2) when A is 1-D); for vector @ vector G has no axes, and axis -2 does not exist "
-        "until -1 is back (AxisError).",
+        "dA = G Bᵀ and dB = Aᵀ G, transposing only the last two axes; view a 1-D operand as a row "
+        "or a column, and unbroadcast batch axes. Put the axes the product removed back into G in "
+        "order: B's (the last) first, then A's (the second-to-last); for vector @ vector the "
+        "second-to-last axis does not exist until the last is back (AxisError). The section's "
+        "folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
         "2.9", "Getitem backward", 10, ("shape_ops.py",),
         "2.9 Indexing and scatter-add",
-        "Start from zeros of the input shape and np.add.at(grad_a, index, grad): a repeated "
-        "index must receive the sum.",
+        "A repeated index must receive the SUM of its gradients: `grad[index] += g` keeps only "
+        "one of them (NumPy buffers the write). The section's last folded hint names the "
+        "unbuffered scatter-add.",
     ),
     Exercise(
         "2.10", "Tensor.receive_grad and release", 5, ("tensor.py",),
         "2.10 Backward for tensors",
-        "receive_grad: only a leaf (grad_fn is None) keeps its gradient, the first time a copy "
-        "(grad.copy()), then .grad + grad. release: grad_fn becomes _freed, parents (). If "
-        "leaves get no gradient, or `_freed` is called, while 2.10 looks right: the cause is "
+        "receive_grad: only a leaf (grad_fn is None) keeps a gradient, the first time as an array "
+        "of its own (a copy), then as a new sum. release: the rule becomes _freed and parents (). "
+        "If leaves get no gradient, or `_freed` is called, while 2.10 looks right: the cause is "
         "autodiff.py's walk, backpropagate (1.7), reading node.parents or node.grad_fn after "
         "node.release(); read both first (make check-chapter1 tests this).",
     ),
