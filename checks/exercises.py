@@ -3,7 +3,9 @@
 The stub generator, the grade table, the hints, the bug zoo and `use-reference`
 all read it. Each chapter's points total 100. `files` are relative to the
 `framework/` package; `heading` is the notebook heading that introduces the
-exercise (the learner is sent there by the stub's message).
+exercise (the learner is sent there by the stub's message). `uses` lists the earlier
+exercises whose code an exercise's checks also run: when one of them fails in the same
+grading run, the grader says to fix that one first instead of giving the later hint.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Exercise:
     heading: str
     hint: str
     time_limit: float = 60.0
+    uses: tuple[str, ...] = ()
 
     @property
     def chapter(self) -> int:
@@ -197,78 +200,87 @@ EXERCISES = [
     Exercise(
         "3.1", "Module registration", 15, ("nn/modules.py",),
         "3.1 Modules: registering parameters",
-        "In __setattr__, first pop the name from _parameters and _modules, then file a "
-        "Parameter or a Module under its name. named_parameters yields this module's own "
-        "parameters, then recurses into each child with the prefix 'name.'; skip a parameter "
-        "already seen (compare id(p), not p: == on tensors is elementwise).",
+        "A name lives in at most one of the two tables, and reassigning it (to anything, None "
+        "included) removes what it held. The walk yields this module's own parameters before "
+        "its children's, each child's with 'name.' in front, and each parameter object once "
+        "(compared by identity: == on tensors is elementwise).",
     ),
     Exercise(
         "3.2", "The Linear layer", 15, ("nn/modules.py", "nn/functional.py"),
         "3.2 The Linear layer",
-        "Weight (out_features, in_features) and bias (out_features,), both "
-        "default_generator().uniform(-b, b, shape) with b = 1/√in_features, weight first; "
-        "no bias parameter when bias=False. Forward: fold x to (M, K), x2 @ W.T (+ b), reshape "
-        "to (..., N); backward: ∂x = G W, ∂W = Gᵀ x2, ∂b = G summed over rows.",
+        "Weight (out_features, in_features) drawn before bias (out_features,), both U(±1/√in) "
+        "from the shared generator, no bias with bias=False. Any batch shape (..., in) → (..., "
+        "out); each gradient adds the shares of every batch position: ∂x = G W, ∂W = Gᵀ x, ∂b = "
+        "Σ G.",
+        uses=("3.1",),
     ),
     Exercise(
         "3.3", "Softmax and log-softmax", 20, ("nn/functional.py",),
         "3.3 Softmax and log-softmax",
-        "Subtract x.max(axis, keepdims=True) before np.exp; log-softmax is shifted - "
-        "log Σ exp(shifted), never np.log(softmax). Backward (sums along axis, keepdims): "
-        "softmax s·(g - Σ g·s); log-softmax g - exp(out)·Σ g.",
+        "Subtract the max along the axis before exponentiating; log-softmax comes from the "
+        "shifted logits, never as the log of a softmax (which is 0 at logits of ±1e4). In "
+        "backward the sums run along the axis and keep it: softmax s·(g - Σ g·s), log-softmax g "
+        "- s·Σ g.",
     ),
     Exercise(
         "3.4", "Cross-entropy", 20, ("nn/functional.py",),
         "3.4 Cross-entropy",
-        "Log-softmax along axis 1 with the max shift; loss_i = -log p[i, y_i] (with "
-        "smoothing: (1-ε)·that - ε·mean_c log p[i, c]); ignored rows are 0 and 'mean' divides "
-        "by the number of rows NOT ignored. Gradient: (softmax - q)·g_i, q = (1-ε)·onehot + ε/C.",
+        "loss_i = -log p[i, y_i] with the max shift (with smoothing: (1-ε)·that - ε·mean_c log "
+        "p[i, c]); ignored rows lose 0 and get gradient 0, and 'mean' divides by the number of "
+        "rows NOT ignored. Gradient: (softmax - q)·g_i, q = (1-ε)·onehot + ε/C.",
     ),
     Exercise(
         "3.5", "MSE and binary cross-entropy", 10, ("nn/functional.py",),
         "3.5 MSE and binary cross-entropy",
-        "BCE with logits: max(x, 0) - x·y + log1p(exp(-|x|)) never overflows; its gradient is "
-        "σ(x) - y. 'mean' divides each element's gradient by the number of elements.",
+        "BCE with logits as max(x, 0) - x·y + log(1 + e^-|x|): its exponent is never positive, "
+        "and log(1 + tiny) must keep the tiny part; its gradient is σ(x) - y. 'mean' divides "
+        "each element's gradient by the number of elements.",
     ),
     Exercise(
         "3.6", "Initialisation", 10, ("nn/init.py",),
         "3.6 Initialisation",
-        "fan_in_and_fan_out(shape) gives (fan_in, fan_out) of a (out, in) weight. Xavier: "
-        "bound gain·√(6/(fan_in + fan_out)); Kaiming: calculate_gain(nonlinearity, a)·√(3/fan) "
-        "with fan = fan_in unless mode='fan_out'; then uniform_(tensor, -bound, bound).",
+        "The bound, not the std: U(-a, a) has variance a²/3. Xavier a = gain·√(6/(fan_in + "
+        "fan_out)); Kaiming a = gain·√(3/fan), fan = fan_in unless mode='fan_out', the gain "
+        "from nonlinearity and a. Fill the tensor's own array from the shared generator and "
+        "return the tensor.",
     ),
     Exercise(
         "3.7", "Sequential, and a first trained network", 10, ("nn/modules.py",),
         "3.7 Sequential, and a first trained network",
-        "Register each module with setattr(self, str(index), module), so Module's machinery "
-        "finds them; forward feeds each module's output to the next, in order.",
+        "Sequential's modules are registered children named '0', '1', … (through your 3.1 "
+        "registration, so parameters() and state_dict() see them); forward calls them in order "
+        "and returns x itself when there are none.",
+        uses=("3.1", "3.2", "3.4"),
     ),
     # -- chapter 4: optimizers (issue 6) ------------------------------------------------------
     Exercise(
         "4.1", "SGD with weight decay", 15, ("optim.py",),
         "4.1 Gradient descent, with weight decay",
-        "In SGD.update: g = grad + weight_decay * param is a NEW array (never change .grad), "
-        "then param -= lr * g in place; call momentum_direction only when momentum != 0.",
+        "The gradient belongs to the caller: the decayed g + λθ is a new array. The parameter "
+        "is the opposite: its own array changes in place, θ ← θ - lr·(g + λθ); the momentum "
+        "direction (4.2) replaces g + λθ only when momentum ≠ 0.",
     ),
     Exercise(
         "4.2", "Momentum and Nesterov", 20, ("optim.py",),
         "4.2 Momentum and Nesterov",
-        "First step: the buffer is a copy of g (np.array(grad, copy=True)), kept in "
-        "state['momentum_buffer']; later b = momentum * b + (1 - dampening) * g in place. "
-        "Return b, or g + momentum * b with Nesterov.",
+        "The first buffer is the optimizer's own copy of g, kept in state['momentum_buffer'] "
+        "(the gradient array is refilled in place between steps); later b ← μb + (1 - τ)g, "
+        "updated where it is. The direction is b, or g + μb with Nesterov.",
+        uses=("4.1",),
     ),
     Exercise(
         "4.3", "Adam with bias correction", 20, ("optim.py",),
         "4.3 Adam, and why it needs bias correction",
-        "Count state['step'] per parameter before using it (t starts at 1); divide m by "
-        "1 - beta1**t and v by 1 - beta2**t; eps goes outside the square root: "
-        "sqrt(v_hat) + eps.",
+        "t counts this parameter's steps and is 1 at its first; m and v are the state's own "
+        "arrays, updated before use; the step divides m by 1 - β₁ᵗ and v by 1 - β₂ᵗ, and ε is "
+        "added after the square root, not under it.",
     ),
     Exercise(
         "4.4", "AdamW's decoupled decay", 15, ("optim.py",),
         "4.4 AdamW: decay decoupled from the gradient",
-        "Shrink the weights first, param *= 1 - lr * weight_decay, then call adam_step with "
-        "the gradient as it is; do not add the decay to the gradient.",
+        "Decoupled: θ shrinks by the factor 1 - lr·λ on its own, before Adam's step, and Adam "
+        "sees the gradient exactly as given: λθ never enters m or v.",
+        uses=("4.3",),
     ),
     Exercise(
         "4.5", "clip_grad_norm_ (global norm)", 15, ("optim.py",),
