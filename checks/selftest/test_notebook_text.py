@@ -1,7 +1,7 @@
 """The exercises' text: contract first, the recipe in folded hints (issue 24).
 
 An exercise's section runs from its heading (`heading` in checks/exercises.py) to the next
-exercise heading or `##` heading of its notebook. In a converted chapter it states its
+exercise heading or `##` heading of its notebook. In every chapter it states its
 contract in a paragraph starting `**Contract.**` before any hint; the recipe lives in at
 least two `<details>` blocks whose summaries read `Hint 1 — …`, `Hint 2 — …`, in order
 (JupyterLab and GitHub show them folded); and no NumPy call is named outside them, nor in
@@ -112,7 +112,7 @@ def unfolded_calls(text: str) -> list[str]:
     return [m[0] for m in NUMPY_CALL.finditer(DETAILS.sub("", text))]
 
 
-def test_every_exercise_of_a_converted_chapter_has_a_section():
+def test_every_exercise_of_the_course_has_a_section():
     assert exercises() and set(SECTIONS) == {ex.id for ex in exercises()}
 
 
