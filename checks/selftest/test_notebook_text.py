@@ -1,7 +1,7 @@
 """The exercises' text: contract first, the recipe in folded hints (issue 24).
 
 An exercise's section runs from its heading (`heading` in checks/exercises.py) to the next
-exercise heading or `##` heading of its notebook. In a converted chapter it states its
+exercise heading or `##` heading of its notebook. In every chapter it states its
 contract in a paragraph starting `**Contract.**` before any hint; the recipe lives in at
 least two `<details>` blocks whose summaries read `Hint 1 — …`, `Hint 2 — …`, in order
 (JupyterLab and GitHub show them folded); and no NumPy call is named outside them, nor in
@@ -18,7 +18,7 @@ import pytest
 from checks.exercises import CHAPTERS, EXERCISES, Exercise
 from checks.loader import ROOT
 
-CONVERTED = {1, 2}  # chapters whose text follows the convention; add yours when it does
+IN_COURSE = sorted(n for n, ch in CHAPTERS.items() if ch.in_course)
 
 # A NumPy call, or the name of a NumPy function a recipe would hand out, in prose or code.
 NUMPY_CALL = re.compile(
@@ -41,7 +41,7 @@ PACKAGE = ROOT / "solutions" / "framework"
 
 
 def exercises() -> list[Exercise]:
-    return [ex for ex in EXERCISES if ex.chapter in CONVERTED]
+    return [ex for ex in EXERCISES if ex.chapter in IN_COURSE]
 
 
 def section(markdown: list[str], ex: Exercise, headings: set[str]) -> str:
@@ -58,7 +58,7 @@ def section(markdown: list[str], ex: Exercise, headings: set[str]) -> str:
 
 def sections() -> dict[str, str]:
     found = {}
-    for number in sorted(CONVERTED):
+    for number in IN_COURSE:
         chapter = CHAPTERS[number]
         cells = nbformat.read(ROOT / "solutions" / chapter.notebook, as_version=4).cells
         markdown = [cell.source for cell in cells if cell.cell_type == "markdown"]
@@ -112,7 +112,7 @@ def unfolded_calls(text: str) -> list[str]:
     return [m[0] for m in NUMPY_CALL.finditer(DETAILS.sub("", text))]
 
 
-def test_every_exercise_of_a_converted_chapter_has_a_section():
+def test_every_exercise_of_the_course_has_a_section():
     assert exercises() and set(SECTIONS) == {ex.id for ex in exercises()}
 
 
