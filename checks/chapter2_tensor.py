@@ -705,7 +705,7 @@ def probe_getitem(fw):
 @example(case=(np.array([1.0, 2.0, 3.0]), np.array([0, 0, 1])), seed=0)
 @example(case=(pinned((3, 2))[0], np.array([2, -1, 0, 2])), seed=1)
 def test_getitem_repeated_indices_receive_the_sum(case, seed):
-    """x[[i, i, ...]]: a repeated index receives the sum of its gradients (np.add.at)."""
+    """x[[i, i, ...]]: a repeated index receives the sum of its gradients (a scatter-add)."""
     x, index = case
     getitem_check(x, index, seed, f"x[{index.tolist()}] of shape {x.shape}")
 

@@ -3,7 +3,9 @@
 The stub generator, the grade table, the hints, the bug zoo and `use-reference`
 all read it. Each chapter's points total 100. `files` are relative to the
 `framework/` package; `heading` is the notebook heading that introduces the
-exercise (the learner is sent there by the stub's message).
+exercise (the learner is sent there by the stub's message). `uses` lists the earlier
+exercises whose code an exercise's checks also run: when one of them fails in the same
+grading run, the grader says to fix that one first instead of giving the later hint.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Exercise:
     heading: str
     hint: str
     time_limit: float = 60.0
+    uses: tuple[str, ...] = ()
 
     @property
     def chapter(self) -> int:
@@ -65,108 +68,131 @@ EXERCISES = [
     Exercise(
         "1.1", "Numerical derivative", 10, ("autodiff.py",),
         "1.1 Derivatives as slopes",
-        "Exactly the central difference (f(x + eps) - f(x - eps)) / (2 eps) with the eps given: "
-        "the checks compare with that formula's value (3x² + eps² for x³), so another "
-        "difference (forward f(x + eps) - f(x), or a five-point stencil) scores less.",
+        "The central difference, with exactly the eps given: the checks compare with that "
+        "formula's own value (3x² + eps² for x³), so another difference (forward f(x + eps) - "
+        "f(x), or a five-point stencil) scores less. The section's folded hints go from the idea "
+        "to the formula.",
     ),
     Exercise(
         "1.2", "Add and multiply", 15, ("autodiff.py",),
         "1.2 The first two ops: add and multiply",
-        "grad_fn receives the output's gradient g and returns one gradient per parent, "
-        "in the order of `parents`: for a · b that is (g · b, g · a).",
+        "Check the contract: a new Value whose parents are (self, other), in that order, and "
+        "whose rule returns one share per parent in the same order (for a · b, g times the OTHER "
+        "operand); the rule captures the operands' floats, never its own node. The section's "
+        "folded hints go from the idea to the code.",
     ),
     Exercise(
         "1.3", "Power, subtraction and division", 15, ("autodiff.py",),
         "1.3 Power, and ops for free",
-        "d(aⁿ)/da = n · aⁿ⁻¹. Write a - b and a / b with + , * and ** only.",
+        "** is one node whose only parent is self, with the rule g · n · aⁿ⁻¹ (a and n captured "
+        "as floats); a - b and a / b need no rule of their own: build them from +, * and **. The "
+        "section's folded hints go from the idea to the code.",
     ),
     Exercise(
         "1.4", "Exp and log", 10, ("autodiff.py",),
         "1.4 Exp and log",
-        "d(eᵃ)/da = eᵃ and d(ln a)/da = 1/a; multiply each by the incoming gradient.",
+        "Each rule is g times the local derivative, eᵃ (the result itself) and 1/a, from floats "
+        "computed in the forward pass, never the node. The section's folded hints give the "
+        "formulas and the calls.",
     ),
     Exercise(
         "1.5", "Tanh, ReLU and sigmoid", 15, ("autodiff.py",),
         "1.5 Activations: tanh, ReLU, sigmoid",
-        "tanh' = 1 - tanh², relu' = 1 where a > 0 else 0, sigmoid' = s(1 - s); "
-        "for sigmoid of a negative a use eᵃ / (1 + eᵃ) so nothing overflows.",
+        "tanh' = 1 - c², relu' = 1 where a > 0 else 0 (0 at the kink too), sigmoid' = c(1 - c); "
+        "the sigmoid must never exponentiate a large positive number: for a < 0 use the form that "
+        "only exponentiates a. The section's folded hints go from the idea to the calls.",
     ),
     Exercise(
         "1.6", "Topological order", 15, ("autodiff.py",),
         "1.6 Walking the graph in order",
-        "Use an explicit stack, not recursion, and a visited set of the nodes themselves: "
-        "each node must appear once, after all its parents.",
+        "Check the contract: every node once (a visited set of the nodes themselves), each after "
+        "all its parents, root last; no recursion (a chain 100,000 deep) and linear time. The "
+        "section's folded hints give the algorithm with a stack of your own.",
     ),
     Exercise(
         "1.7", "Backward: the one reverse walk", 20, ("autodiff.py",),
         "1.7 Backward: the reverse walk",
-        "backpropagate: a dict {node: gradient} seeded with {root: gradient}; walk "
-        "reversed(topological_order(root)), pop each node's gradient, hand it to "
-        "node.receive_grad, then add each parent's share (never assign: a node used twice "
-        "gets both; sum into a new value, never `+=`: an array share may be held by another "
-        "node). Read node.parents and call node.grad_fn BEFORE node.release(): release "
-        "empties both. Value.receive_grad: a leaf adds, an intermediate node keeps the new grad.",
+        "Check the contract: each node's shares are added, never assigned (a node used twice gets "
+        "both), into a new value, never in place (an array share may be held by another node); "
+        "None shares and unreached nodes are skipped. Read node.parents and call node.grad_fn "
+        "BEFORE node.release(): release empties both. Value.receive_grad: a leaf adds, an "
+        "intermediate node keeps this call's gradient. The section's folded hints go from the "
+        "idea to the code.",
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
         "2.1", "Numerical gradient for arrays", 5, ("gradcheck.py",),
         "2.1 Checking gradients of arrays",
-        "Perturb one element at a time (np.ndindex), on a float64 copy, and restore it.",
+        "Check the contract: a float64 result of x's shape; each element perturbed on a float64 "
+        "COPY of x (the caller's array never changes, not even while f runs) and restored before "
+        "the next; 0-d arrays too. The section's folded hints go from the idea to the NumPy "
+        "calls.",
     ),
     Exercise(
         "2.2", "Unbroadcast", 15, ("function.py",),
         "2.2 The gradient of a broadcast is a sum",
-        "Sum over the leading axes grad has and shape lacks, then over the axes where "
-        "shape has 1 (keepdims=True).",
+        "The result has exactly `shape`: sum over the leading axes grad has and shape lacks, and "
+        "over the axes where shape has 1 and grad does not (kept, with size 1); grad itself when "
+        "the shapes agree. The section's folded hints show the shapes step by step.",
     ),
     Exercise(
         "2.3", "Binary elementwise backward", 15, ("ops.py",),
         "2.3 Backward of add, mul, div and pow",
-        "Compute the elementwise gradient, then unbroadcast it to each input's shape.",
+        "Each gradient has its input's shape and dtype: the elementwise rule, then unbroadcast to "
+        "that input's shape; None where ctx.needs_input_grad says no gradient is needed. The "
+        "section's folded hints give the formulas.",
     ),
     Exercise(
         "2.4", "Unary elementwise backward", 10, ("ops.py",),
         "2.4 Backward of exp, log, tanh, relu and sigmoid",
-        "Multiply the incoming gradient by the local derivative, elementwise; reuse the "
-        "saved output where the derivative is written in terms of it.",
+        "Multiply the incoming gradient by the local derivative, elementwise; reuse the saved "
+        "output where the derivative is written in terms of it. The section's folded hints give "
+        "the formulas.",
     ),
     Exercise(
         "2.5", "Sum and mean backward", 10, ("ops.py",),
         "2.5 Reductions: sum and mean",
-        "Put the reduced axes back (np.expand_dims) unless keepdims, then broadcast to the "
-        "input shape; mean divides by the number of elements reduced.",
+        "Put the reduced axes back, with size 1, in their places (unless keepdims) before "
+        "broadcasting to the input's shape: on a square input a gradient broadcast along the "
+        "wrong axis has the right shape and the wrong values. The mean divides by the number of "
+        "elements reduced. The section's folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
         "2.6", "Max backward", 10, ("ops.py",),
         "2.6 Max, and what to do with ties",
-        "The gradient goes where a == max (kept dims); divide by the count of ties.",
+        "The gradient goes where a equals its group's maximum, divided by the count of ties in "
+        "that group; count in the input's dtype (an integer count turns a float32 gradient into "
+        "float64). The section's folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
         "2.7", "Reshape and permute backward", 5, ("shape_ops.py",),
         "2.7 Reshape and permute",
-        "Reshape back to the input shape; permute back with the inverse order np.argsort(axes).",
+        "Undo the forward: reshape back to the input's shape; permute back with the INVERSE order "
+        "(inverse[axes[i]] = i), which differs from axes once there are three axes. The section's "
+        "folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
         "2.8", "Matmul backward", 15, ("ops.py",),
         "2.8 Matrix products",
-        "dA = G @ Bᵀ and dB = Aᵀ @ G (swap the last two axes); treat 1-D operands as a row "
-        "or a column, and unbroadcast batch axes. Put the axes the product removed back into G "
-        "in order: first B's (np.expand_dims(G, -1) when B is 1-D), then A's (np.expand_dims(G, "
-        "-2) when A is 1-D); for vector @ vector G has no axes, and axis -2 does not exist "
-        "until -1 is back (AxisError).",
+        "dA = G Bᵀ and dB = Aᵀ G, transposing only the last two axes; view a 1-D operand as a row "
+        "or a column, and unbroadcast batch axes. Put the axes the product removed back into G in "
+        "order: B's (the last) first, then A's (the second-to-last); for vector @ vector the "
+        "second-to-last axis does not exist until the last is back (AxisError). The section's "
+        "folded hints go from the idea to the NumPy calls.",
     ),
     Exercise(
         "2.9", "Getitem backward", 10, ("shape_ops.py",),
         "2.9 Indexing and scatter-add",
-        "Start from zeros of the input shape and np.add.at(grad_a, index, grad): a repeated "
-        "index must receive the sum.",
+        "A repeated index must receive the SUM of its gradients: `grad[index] += g` keeps only "
+        "one of them (NumPy buffers the write). The section's last folded hint names the "
+        "unbuffered scatter-add.",
     ),
     Exercise(
         "2.10", "Tensor.receive_grad and release", 5, ("tensor.py",),
         "2.10 Backward for tensors",
-        "receive_grad: only a leaf (grad_fn is None) keeps its gradient, the first time a copy "
-        "(grad.copy()), then .grad + grad. release: grad_fn becomes _freed, parents (). If "
-        "leaves get no gradient, or `_freed` is called, while 2.10 looks right: the cause is "
+        "receive_grad: only a leaf (grad_fn is None) keeps a gradient, the first time as an array "
+        "of its own (a copy), then as a new sum. release: the rule becomes _freed and parents (). "
+        "If leaves get no gradient, or `_freed` is called, while 2.10 looks right: the cause is "
         "autodiff.py's walk, backpropagate (1.7), reading node.parents or node.grad_fn after "
         "node.release(); read both first (make check-chapter1 tests this).",
     ),
@@ -174,78 +200,87 @@ EXERCISES = [
     Exercise(
         "3.1", "Module registration", 15, ("nn/modules.py",),
         "3.1 Modules: registering parameters",
-        "In __setattr__, first pop the name from _parameters and _modules, then file a "
-        "Parameter or a Module under its name. named_parameters yields this module's own "
-        "parameters, then recurses into each child with the prefix 'name.'; skip a parameter "
-        "already seen (compare id(p), not p: == on tensors is elementwise).",
+        "A name lives in at most one of the two tables, and reassigning it (to anything, None "
+        "included) removes what it held. The walk yields this module's own parameters before "
+        "its children's, each child's with 'name.' in front, and each parameter object once "
+        "(compared by identity: == on tensors is elementwise).",
     ),
     Exercise(
         "3.2", "The Linear layer", 15, ("nn/modules.py", "nn/functional.py"),
         "3.2 The Linear layer",
-        "Weight (out_features, in_features) and bias (out_features,), both "
-        "default_generator().uniform(-b, b, shape) with b = 1/√in_features, weight first; "
-        "no bias parameter when bias=False. Forward: fold x to (M, K), x2 @ W.T (+ b), reshape "
-        "to (..., N); backward: ∂x = G W, ∂W = Gᵀ x2, ∂b = G summed over rows.",
+        "Weight (out_features, in_features) drawn before bias (out_features,), both U(±1/√in) "
+        "from the shared generator, no bias with bias=False. Any batch shape (..., in) → (..., "
+        "out); each gradient adds the shares of every batch position: ∂x = G W, ∂W = Gᵀ x, ∂b = "
+        "Σ G.",
+        uses=("3.1",),
     ),
     Exercise(
         "3.3", "Softmax and log-softmax", 20, ("nn/functional.py",),
         "3.3 Softmax and log-softmax",
-        "Subtract x.max(axis, keepdims=True) before np.exp; log-softmax is shifted - "
-        "log Σ exp(shifted), never np.log(softmax). Backward (sums along axis, keepdims): "
-        "softmax s·(g - Σ g·s); log-softmax g - exp(out)·Σ g.",
+        "Subtract the max along the axis before exponentiating; log-softmax comes from the "
+        "shifted logits, never as the log of a softmax (which is 0 at logits of ±1e4). In "
+        "backward the sums run along the axis and keep it: softmax s·(g - Σ g·s), log-softmax g "
+        "- s·Σ g.",
     ),
     Exercise(
         "3.4", "Cross-entropy", 20, ("nn/functional.py",),
         "3.4 Cross-entropy",
-        "Log-softmax along axis 1 with the max shift; loss_i = -log p[i, y_i] (with "
-        "smoothing: (1-ε)·that - ε·mean_c log p[i, c]); ignored rows are 0 and 'mean' divides "
-        "by the number of rows NOT ignored. Gradient: (softmax - q)·g_i, q = (1-ε)·onehot + ε/C.",
+        "loss_i = -log p[i, y_i] with the max shift (with smoothing: (1-ε)·that - ε·mean_c log "
+        "p[i, c]); ignored rows lose 0 and get gradient 0, and 'mean' divides by the number of "
+        "rows NOT ignored. Gradient: (softmax - q)·g_i, q = (1-ε)·onehot + ε/C.",
     ),
     Exercise(
         "3.5", "MSE and binary cross-entropy", 10, ("nn/functional.py",),
         "3.5 MSE and binary cross-entropy",
-        "BCE with logits: max(x, 0) - x·y + log1p(exp(-|x|)) never overflows; its gradient is "
-        "σ(x) - y. 'mean' divides each element's gradient by the number of elements.",
+        "BCE with logits as max(x, 0) - x·y + log(1 + e^-|x|): its exponent is never positive, "
+        "and log(1 + tiny) must keep the tiny part; its gradient is σ(x) - y. 'mean' divides "
+        "each element's gradient by the number of elements.",
     ),
     Exercise(
         "3.6", "Initialisation", 10, ("nn/init.py",),
         "3.6 Initialisation",
-        "fan_in_and_fan_out(shape) gives (fan_in, fan_out) of a (out, in) weight. Xavier: "
-        "bound gain·√(6/(fan_in + fan_out)); Kaiming: calculate_gain(nonlinearity, a)·√(3/fan) "
-        "with fan = fan_in unless mode='fan_out'; then uniform_(tensor, -bound, bound).",
+        "The bound, not the std: U(-a, a) has variance a²/3. Xavier a = gain·√(6/(fan_in + "
+        "fan_out)); Kaiming a = gain·√(3/fan), fan = fan_in unless mode='fan_out', the gain "
+        "from nonlinearity and a. Fill the tensor's own array from the shared generator and "
+        "return the tensor.",
     ),
     Exercise(
         "3.7", "Sequential, and a first trained network", 10, ("nn/modules.py",),
         "3.7 Sequential, and a first trained network",
-        "Register each module with setattr(self, str(index), module), so Module's machinery "
-        "finds them; forward feeds each module's output to the next, in order.",
+        "Sequential's modules are registered children named '0', '1', … (through your 3.1 "
+        "registration, so parameters() and state_dict() see them); forward calls them in order "
+        "and returns x itself when there are none.",
+        uses=("3.1", "3.2", "3.4"),
     ),
     # -- chapter 4: optimizers (issue 6) ------------------------------------------------------
     Exercise(
         "4.1", "SGD with weight decay", 15, ("optim.py",),
         "4.1 Gradient descent, with weight decay",
-        "In SGD.update: g = grad + weight_decay * param is a NEW array (never change .grad), "
-        "then param -= lr * g in place; call momentum_direction only when momentum != 0.",
+        "The gradient belongs to the caller: the decayed g + λθ is a new array. The parameter "
+        "is the opposite: its own array changes in place, θ ← θ - lr·(g + λθ); the momentum "
+        "direction (4.2) replaces g + λθ only when momentum ≠ 0.",
     ),
     Exercise(
         "4.2", "Momentum and Nesterov", 20, ("optim.py",),
         "4.2 Momentum and Nesterov",
-        "First step: the buffer is a copy of g (np.array(grad, copy=True)), kept in "
-        "state['momentum_buffer']; later b = momentum * b + (1 - dampening) * g in place. "
-        "Return b, or g + momentum * b with Nesterov.",
+        "The first buffer is the optimizer's own copy of g, kept in state['momentum_buffer'] "
+        "(the gradient array is refilled in place between steps); later b ← μb + (1 - τ)g, "
+        "updated where it is. The direction is b, or g + μb with Nesterov.",
+        uses=("4.1",),
     ),
     Exercise(
         "4.3", "Adam with bias correction", 20, ("optim.py",),
         "4.3 Adam, and why it needs bias correction",
-        "Count state['step'] per parameter before using it (t starts at 1); divide m by "
-        "1 - beta1**t and v by 1 - beta2**t; eps goes outside the square root: "
-        "sqrt(v_hat) + eps.",
+        "t counts this parameter's steps and is 1 at its first; m and v are the state's own "
+        "arrays, updated before use; the step divides m by 1 - β₁ᵗ and v by 1 - β₂ᵗ, and ε is "
+        "added after the square root, not under it.",
     ),
     Exercise(
         "4.4", "AdamW's decoupled decay", 15, ("optim.py",),
         "4.4 AdamW: decay decoupled from the gradient",
-        "Shrink the weights first, param *= 1 - lr * weight_decay, then call adam_step with "
-        "the gradient as it is; do not add the decay to the gradient.",
+        "Decoupled: θ shrinks by the factor 1 - lr·λ on its own, before Adam's step, and Adam "
+        "sees the gradient exactly as given: λθ never enters m or v.",
+        uses=("4.3",),
     ),
     Exercise(
         "4.5", "clip_grad_norm_ (global norm)", 15, ("optim.py",),
@@ -265,176 +300,188 @@ EXERCISES = [
     Exercise(
         "5.1", "Sinusoidal positions", 10, ("nn/transformer.py",),
         "5.1 Where am I? Sinusoidal positions",
-        "Positions as a column (length, 1) times frequencies 10000^(-2i/d_model) for "
-        "2i = 0, 2, 4, … as a row: the angles. Even columns [:, 0::2] get sin, odd columns "
-        "[:, 1::2] get cos of the same angles; return float32.",
+        "Check entry by entry against PE[p, 2i] = sin(p·ω_i), PE[p, 2i+1] = cos(p·ω_i), ω_i = "
+        "10000^(-2i/d_model): i counts column PAIRS, the sines fill the even columns and the "
+        "cosines the odd ones, an odd width ends with a sine column; the table is float32, "
+        "computed in float64. The section named below has folded hints, from the idea to the "
+        "calls.",
     ),
     Exercise(
         "5.2", "LayerNorm", 15, ("nn/functional_transformer.py",),
         "5.2 LayerNorm",
-        "Fold x to rows (M, size); x̂ = (x - mean) / √(var + eps) with the BIASED variance "
-        "(divide by size, not size - 1), per row. Backward with ĝ = g·w: ∂x = (ĝ - mean ĝ - "
-        "x̂·mean(ĝ·x̂)) / σ per row; ∂w = Σ_rows g·x̂, ∂b = Σ_rows g.",
+        "Check each row of the last `size` elements on its own: the BIASED variance (divide by "
+        "size), x̂ = (x - μ)/√(σ² + eps), then the gain and the shift when given. Backward, "
+        "with ĝ = g·w: ∂x = (ĝ - mean ĝ - x̂·mean(ĝ·x̂))/σ per row, ∂w = Σ_rows g·x̂, ∂b = "
+        "Σ_rows g, each in the shape ctx.shapes records. The section named below has folded "
+        "hints, from the idea to the calls.",
     ),
     Exercise(
         "5.3", "Scaled dot-product attention", 20, ("nn/functional_transformer.py",),
         "5.3 Attention: a soft dictionary lookup",
-        "Scores Q Kᵀ · 1/√E; BEFORE the softmax add -inf where attn_mask is False (True = may "
-        "attend) and above the diagonal when is_causal (np.triu(..., 1): key j > query i). "
-        "Subtract each row's max, but use 0 for a row that is all -inf, and divide by a row sum "
-        "of 1 where it is 0, so a fully masked row gives zeros. Backward: the softmax rule "
-        "∂S = P ⊙ (∂P - Σ_keys ∂P ⊙ P), times the scale.",
+        "Check the masks first: they act BEFORE the softmax (-∞ where attn_mask is False, True "
+        "= may attend; with is_causal, where key j > query i), and a row with every key masked "
+        "must give zeros, not NaN (its maximum and its sum need care). Backward: the softmax "
+        "rule ∂S = P ⊙ (∂P - Σ_keys ∂P ⊙ P), times 1/√E, each gradient summed back to its "
+        "input's shape. The section named below has folded hints, from the idea to the calls.",
         time_limit=90.0,
     ),
     Exercise(
         "5.4", "Multi-head attention", 15, ("nn/attention.py",),
         "5.4 Many heads",
-        "split_heads: reshape (N, T, E) to (N, T, H, head_dim), then swap axes 1 and 2; "
-        "merge_heads undoes it in the reverse order (transpose, then reshape). The masks are "
-        "True = BLOCKED here, sdpa's True = MAY attend: negate them; the padding mask (N, S) "
-        "marks KEYS, so it becomes (N, 1, 1, S), never a query axis.",
+        "Check that merge_heads exactly undoes split_heads (head h = features h·D to (h+1)·D - "
+        "1 of every position: undo the two moves in the reverse order), and the masks: "
+        "PyTorch's are True = BLOCKED, the op's True = MAY attend, and the padding mask (N, S) "
+        "marks KEYS, never queries. The section named below has folded hints, from the idea to "
+        "the calls.",
     ),
     Exercise(
         "5.5", "The encoder layer", 10, ("nn/transformer.py",),
         "5.5 The encoder layer",
-        "Pre-LN: normalise the input of each branch, never the residual stream: h = norm1(x); "
-        "x = x + dropout1(self_attn(h, h, h, ...)[0]); then x = x + dropout2(linear2(dropout("
-        "activation(linear1(norm2(x)))))). Pass src_key_padding_mask as key_padding_mask.",
+        "Check the pre-LN pattern: each branch reads a normalised copy of the stream and its "
+        "result, through its dropout, is ADDED to the unnormalised stream; the padding mask "
+        "goes to the self-attention as its key padding mask, src_mask as its attn_mask. The "
+        "section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "5.6", "The decoder layer", 10, ("nn/transformer.py",),
         "5.6 The decoder layer",
-        "Three residual branches, each y + dropout_k(f(norm_k(y))): causal self-attention "
-        "(is_causal=tgt_is_causal, the target padding mask), then cross-attention whose QUERY "
-        "is norm2(y) and whose keys and values are the encoder's memory (the memory padding "
-        "mask), then the feed-forward on norm3(y).",
+        "Check the three branches, each y + dropout_k(f(norm_k(y))): causal self-attention "
+        "(tgt_is_causal, the target masks), then cross-attention whose QUERY is the normalised "
+        "stream and whose keys and values are the encoder's memory (the memory masks), then the "
+        "feed-forward. The section named below has folded hints, from the idea to the calls.",
         time_limit=90.0,
     ),
     Exercise(
         "5.7", "The Transformer and greedy decoding", 10, ("nn/transformer.py",),
         "5.7 The whole Transformer, and greedy decoding",
-        "encode: positional(src_embedding(src)) through the encoder; decode: the same with the "
-        "target embedding, the decoder, then output. generate: encode once, start from a "
-        "(N, 1) column of BOS, append logits[:, -1].argmax(-1) (EOS for rows already done) "
-        "and stop when every row has produced EOS; return the tokens after BOS. The models "
-        "here have odd widths too (d_model 1 or 3): an error raised inside an earlier "
-        "exercise's code (positions, attention, a layer) is that exercise's to fix first.",
+        "Check generate: the encoder runs once; from a column of BOS, each step appends the "
+        "argmax of the LAST position's logits, EOS for rows already done, and the loop stops "
+        "once every row has produced EOS; return int64 tokens after BOS. The models here have "
+        "odd widths too (d_model 1 or 3): an error raised inside an earlier exercise's code "
+        "(positions, attention, a layer) is that exercise's to fix first. The section named "
+        "below has folded hints, from the idea to the calls.",
         time_limit=120.0,
     ),
     Exercise(
         "5.8", "The training step", 10, ("nn/transformer.py",),
         "5.8 Training: teacher forcing",
-        "shift_right: a column of BOS, then tgt_out[:, :-1]. seq2seq_loss: the decoder reads "
-        "shift_right(tgt_out) and predicts tgt_out itself; reshape the logits to (N·T, V) and "
-        "the targets to (N·T,), and pass ignore_index=pad_id so padding counts for nothing.",
+        "Check that the decoder reads BOS + tgt_out without its last column and predicts "
+        "tgt_out itself, that padding is masked as a key (source and decoder input) and ignored "
+        "as a target (ignore_index=pad_id), and that the mean runs over every real target "
+        "position of the batch. The section named below has folded hints, from the idea to the "
+        "calls.",
         time_limit=120.0,
     ),
     # -- chapter 6 (bonus): convolution and pooling (issue 17) ---------------------------------
     Exercise(
         "6.1", "Unfold: every window as a view", 15, ("nn/conv.py",),
         "6.1 Windows as a view: unfold",
-        "np.pad the two image axes by padding (only when it is not 0), then "
-        "sliding_window_view(x, kernel_size, axis=(2, 3)) gives every window at stride 1, "
-        "(N, C, H', W', kH, kW); keep every stride-th one with [:, :, ::sH, ::sW].",
+        "Check one window against slicing the padded image: windows[n, c, i, j] = x_pad[n, c, "
+        "i·sH : i·sH + kH, j·sW : j·sW + kW], zeros only where the padding is; and no copy "
+        "beyond the padding (the windows share the image's memory). The section named below has "
+        "folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.2", "Convolution forward", 15, ("nn/conv.py",),
         "6.2 Convolution as one matrix product",
-        "Unfold x, move the channel axis next to the kernel axes (transpose(0, 2, 3, 1, 4, 5)) "
-        "and reshape to columns (N·OH·OW, C·kH·kW); multiply by weight.reshape(C_out, -1).T, "
-        "add the bias, reshape to (N, OH, OW, C_out) and put C_out second. Save the columns.",
+        "Check the order of the axes: each row of the columns lists one window's C·kH·kW "
+        "numbers in the order of the kernels it is multiplied with (and in which 6.3 reads "
+        "them), and the product's rows come out as (n, i, j) and must become (N, C_out, OH, "
+        "OW). The section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.3", "Weight and bias gradients", 15, ("nn/conv.py",),
         "6.3 The weight and bias gradients",
-        "Lay G out as the forward's output rows: G.transpose(0, 2, 3, 1).reshape(-1, C_out); "
-        "then dW = G2ᵀ @ columns, reshaped to the weight's shape (C_out, C_in, kH, kW). The "
-        "bias is added at every position of every image: db sums G over axes 0, 2 and 3.",
+        "Check the layout of G: its rows must be the forward's, (n, i, j), one column per "
+        "output channel, before ∂W₂ = G₂ᵀ · columns, reshaped to (C_out, C_in, kH, kW). The "
+        "bias is added at every position of every image: ∂b sums G over images AND positions. "
+        "The section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.4", "Input gradient", 20, ("nn/conv.py",),
         "6.4 The input gradient: a transposed convolution",
-        "Spread G out by the stride (zeros of size (OH-1)·s+1, G at [::s]); unfold it with "
-        "padding k-1; contract with weight[:, :, ::-1, ::-1] over C_out and the kernel axes "
-        "(C_out is the sum axis now); put the result in zeros of the PADDED input's shape "
-        "(rows no window reached stay 0), then crop the padding away. Contract with "
-        "np.tensordot(windows, flipped, axes=([1, 4, 5], [0, 2, 3])) (then move C_in second) or "
-        "np.einsum(..., optimize=True): plain einsum loops without BLAS (a learner's CNN "
-        "trained in 69 s with it, 7.5 s with tensordot; the notebook allows 120 s).",
+        "Check the three steps: spread G by the stride (zeros between), the kernel FLIPPED in "
+        "both axes with the channel axes swapped (the sum runs over C_out), and the result "
+        "placed in the padded input's frame before cropping (pixels no window read get 0). "
+        "Speed: contract through BLAS, tensordot (or einsum with optimize=True); plain "
+        "einsum loops without BLAS (a learner's CNN trained in 69 s with it, 7.5 s with "
+        "tensordot; the notebook allows 120 s). The section named below has folded hints, from "
+        "the idea to the calls.",
     ),
     Exercise(
         "6.5", "Max pooling", 15, ("nn/conv.py",),
         "6.5 Max pooling",
-        "Flatten each window to kH·kW values; argmax (the first maximum) is the winner; the "
-        "output is that value. Backward: zeros of the windows' shape, the gradient put at "
-        "each winner (np.put_along_axis), then fold back to the input's shape.",
+        "Check the winner: ONE per window, the first maximum in row-major order, and the whole "
+        "gradient of that window goes to it; overlapping windows add their shares (the provided "
+        "fold does). The section named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.6", "Average pooling", 10, ("nn/conv.py",),
         "6.6 Average pooling",
-        "Forward: the mean of each window over axes 4 and 5. Backward: every pixel of a "
-        "window gets G / (kH·kW); broadcast that to the windows' shape and fold it back "
-        "(fold adds up the shares of overlapping windows).",
+        "Check the share: every pixel of a window receives G / (kH·kW) of it, and a pixel in "
+        "several windows the sum of their shares (the provided fold adds them up). The section "
+        "named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "6.7", "The Conv2d layer", 10, ("nn/modules.py",),
         "6.7 The Conv2d layer",
-        "Weight (out, in, kH, kW) filled by init.kaiming_uniform_(w, a=math.sqrt(5)), THEN "
-        "the bias (out,) drawn from default_generator().uniform(-b, b) with b = "
-        "1/√(in·kH·kW); no bias parameter when bias=False. forward calls F.conv2d with the "
-        "layer's stride and padding.",
+        "Check the order of the draws: the weight (out, in, kH, kW) from your kaiming_uniform_ "
+        "with a = √5 FIRST, then the bias (out,) from the shared generator, uniform in "
+        "±1/√(in·kH·kW); no bias parameter when bias=False; forward uses the layer's stride and "
+        "padding. The section named below has folded hints, from the idea to the calls.",
     ),
     # -- chapter 7: a character-level GPT with a key-value cache (issue 22) ---------------------
     Exercise(
         "7.1", "Characters as ids", 10, ("nn/gpt.py",),
         "7.1 Characters as ids",
-        "chars = sorted(set(text)); stoi maps each character to its place in that list. "
-        "encode: np.array of stoi[ch], dtype int64, after checking that every character is "
-        "known (ValueError naming the unknown ones); decode: \"\".join(chars[i] for i in ids).",
+        "Check the ids: the sorted distinct characters, each character's id its place among "
+        "them; encode gives int64 and raises ValueError naming every unknown character, and "
+        "decode(encode(s)) == s. The section named below has folded hints, from the idea to the "
+        "calls.",
     ),
     Exercise(
         "7.2", "Training windows", 10, ("nn/gpt.py",),
         "7.2 Training windows: get_batch",
-        "Draw batch_size starts with generator.integers(0, len(data) - block_size): the last "
-        "start, len(data) - block_size - 1, still has a next id for its last position. x = "
-        "data[start : start + T], y = data[start + 1 : start + T + 1], as int64 arrays: build "
-        "the (B, T) index table starts[:, None] + np.arange(T) once and use it twice.",
+        "Check the starts: uniform over 0 … len(data) - block_size - 1 (the last start still "
+        "has a next id for its last position), drawn from the generator passed (the shared one "
+        "otherwise); y is x one step further along the text, both int64 (B, T). The section "
+        "named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "7.3", "The decoder block", 20, ("nn/gpt.py",),
         "7.3 The decoder block: causal self-attention",
-        "causal_mask: np.tri(length, source, source - length, dtype=bool) (or np.tril of ones "
-        "with k = source - length): the queries are the LAST positions. Attention: q, k, v "
-        "from q_proj, k_proj, v_proj through split_heads; with a cache, k, v = "
-        "cache.update(layer, k, v); then scaled_dot_product_attention(q, k, v, "
-        "causal_mask(L, S)), merge_heads, out_proj. Block: x + attn(ln_1(x), cache, layer), "
-        "then x + fc2(gelu(fc1(ln_2(x)))): pre-LN, each branch added to the stream.",
+        "Check the mask for queries that are the LAST positions: with L queries of S keys, "
+        "query i reads keys j ≤ S - L + i. With a cache, attend to the keys and values "
+        "cache.update returns, not only the new ones. The block is pre-LN: each branch's result "
+        "added to the stream. The section named below has folded hints, from the idea to the "
+        "calls.",
     ),
     Exercise(
         "7.4", "The GPT and its loss", 20, ("nn/gpt.py",),
         "7.4 The GPT and its loss",
-        "positions = np.arange(T) without a cache, cache.positions(T) with one (7.6). x = "
-        "wte(idx) + wpe(positions); every block in order, block(x, cache, layer); then ln_f "
-        "and the tied head, @ wte.weight.T. loss: cross_entropy of the logits reshaped to "
-        "(N·T, V) against the targets reshaped to (N·T,). bits = nats / ln 2.",
+        "Check the positions (0 … T-1 without a cache, cache.positions(T) with one), that each "
+        "block gets the cache and its layer number, and the tied head: ln_f(x) times the token "
+        "embedding's weight transposed. The loss is the mean over all N·T positions, in nats; "
+        "bits = nats / ln 2. The section named below has folded hints, from the idea to the "
+        "calls.",
     ),
     Exercise(
         "7.5", "Sampling", 15, ("nn/gpt.py",),
         "7.5 Sampling: temperature, top-k, top-p",
-        "Divide the logits by the temperature BEFORE the softmax (0: a one-hot at argmax). "
-        "top_k: logits below the k-th largest become -inf. top_p on the softmax: sort "
-        "descending, keep an id when the mass BEFORE it is < top_p (so the id that crosses "
-        "top_p stays), zero the rest, divide by the new sum. sample_next: draw one uniform "
-        "number per row from the generator and pick the id where the cumulative sum passes it.",
+        "Check the order: temperature divides the logits BEFORE the softmax (0: a one-hot at "
+        "the first largest), then top-k, then top-p, which keeps an id when the mass BEFORE it "
+        "is < top_p (the crossing one stays); renormalise what is kept. Draws come from the "
+        "generator passed, and an id of probability 0 is never drawn. The section named below "
+        "has folded hints, from the idea to the calls.",
     ),
     Exercise(
         "7.6", "The key-value cache", 25, ("nn/gpt.py",),
         "7.6 The key-value cache",
-        "positions(count): arange(length, length + count), ValueError past max_length. "
-        "update: concatenate the cached keys and values with the new ones along the position "
-        "axis (-2), store them, return them all (as Tensors): the new query must see its own "
-        "key too. generate: with the cache, feed the whole prompt once, then only the id just "
-        "sampled; without it, feed idx[:, -block_size:] every step; sample_next on logits[:, -1].",
+        "Check exactness: the new keys and values join the cache BEFORE attending (a new query "
+        "reads its own key), the new ids sit at positions length, length + 1, …, and generate "
+        "feeds the whole prompt once, then only the id just drawn (without the cache, the last "
+        "block_size ids every step). The section named below has folded hints, from the idea to "
+        "the calls.",
         time_limit=120.0,
     ),
 ]

@@ -236,7 +236,10 @@ def test_ctrl_c_on_a_hung_grade_prints_the_table_so_far_and_exits_130(tmp_path):
     env = {**os.environ, "IMPL": impl, "HYPOTHESIS_PROFILE": "proof"}
     grading = subprocess.Popen(
         [sys.executable, "-m", "checks.tools.grade", "1", "--json", str(tmp_path / "g.json")],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        # as from a terminal: a test run started in the background (`make test &`) inherits
+        # SIGINT ignored, and Python then installs no KeyboardInterrupt handler
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(8)  # 1.2's checks hang; Ctrl-C reaches the grader alone, not its children
     grading.send_signal(signal.SIGINT)
     output, _ = grading.communicate(timeout=60)

@@ -2,13 +2,13 @@
 
 import shutil
 
-from checks.exercises import exercise
+from checks.exercises import Exercise, exercise
 from checks.loader import ROOT
 from checks.mutants import Mutant
 from checks.mutants.chapter1 import MUTANTS as CHAPTER1
 from checks.mutants.chapter2 import MUTANTS
 from checks.selftest.test_grader_channel import package
-from checks.tools.grade import details, drop_passed_causes, verdict
+from checks.tools.grade import details, drop_passed_causes, mark_failing_uses, verdict
 from checks.tools.processes import run_exercise
 from checks.tools.proof import mutated_reference
 
@@ -110,3 +110,52 @@ def test_a_cause_that_passes_its_own_checks_is_not_named():
                {"status": "ok", "checks": [{"name": "b", "passed": False, "caused_by": "3.2"}]}]
     drop_passed_causes(exercises, results)
     assert "caused_by" not in results[1]["checks"][0]
+
+
+def test_a_wrong_value_from_an_exercise_used_points_there_instead_of_the_later_hint(tmp_path):
+    """3.2's input gradient left at zero (no error, wrong numbers: the layers below never learn)
+    fails 3.7's training: graded together, 3.7's report says 3.2 fails too and to fix it first,
+    without 3.7's own hint."""
+    impl = package(tmp_path, ROOT / "solutions" / "framework", "nn/functional.py",
+                   "grad_x = (grad2 @ weight).reshape(ctx.x_shape)",
+                   "grad_x = np.zeros(ctx.x_shape)")
+    exercises = [exercise("3.2"), exercise("3.7")]
+    results = [run_exercise(ex.id, impl, "proof", ["--no-probe"]) for ex in exercises]
+    drop_passed_causes(exercises, results)
+    mark_failing_uses(exercises, results)
+    assert results[1]["fix_first"] == ["3.2"], results[1]
+    text = details(exercises[1], results[1])
+    assert "3.2 (The Linear layer) fails too, and 3.7 uses it: fix 3.2 first" in text, text
+    assert exercise("3.7").hint not in text and "'3.2 The Linear layer'" in text, text
+    assert "fix_first" not in results[0] and exercise("3.2").hint in details(exercises[0], results[0])
+
+
+def test_an_exercise_used_that_passes_leaves_the_later_hint():
+    """Only a failing exercise that is used is named: 3.7 fails alone and keeps its own hint."""
+    exercises = [exercise("3.1"), exercise("3.7")]
+    results = [{"status": "ok", "checks": [{"name": "a", "passed": True}]},
+               {"status": "ok", "checks": [{"name": "b", "passed": False, "message": "m"}]}]
+    mark_failing_uses(exercises, results)
+    assert "fix_first" not in results[1]
+    assert exercise("3.7").hint in details(exercises[1], results[1])
+
+
+def test_a_stubbed_or_unused_failing_exercise_is_not_named():
+    """3.3 fails but 3.7 does not use it; 3.4 is a stub (3.7 then waits for it anyway)."""
+    exercises = [exercise("3.3"), exercise("3.4"), exercise("3.7")]
+    results = [{"status": "ok", "checks": [{"name": "a", "passed": False, "message": "m"}]},
+               {"status": "not_implemented", "checks": [{"name": "c", "passed": False}]},
+               {"status": "ok", "checks": [{"name": "b", "passed": False, "message": "m"}]}]
+    mark_failing_uses(exercises, results)
+    assert "fix_first" not in results[2]
+
+
+def test_an_exercise_used_from_an_earlier_chapter_graded_in_the_same_run_is_named():
+    """Failing exercises of chapters graded before in the run count, with their chapter's make."""
+    ex = exercise("3.7")
+    results = [{"status": "ok", "checks": [{"name": "b", "passed": False, "message": "m"}]}]
+    with_earlier = Exercise(ex.id, ex.title, ex.points, ex.files, ex.heading, ex.hint,
+                            uses=("2.5",))
+    mark_failing_uses([with_earlier], results, frozenset({"2.5"}))
+    text = details(with_earlier, results[0])
+    assert results[0]["fix_first"] == ["2.5"] and "fix 2.5 first (make check-chapter2)" in text

@@ -77,9 +77,35 @@ def details(ex: Exercise, result: dict) -> str:
             lines.append(f"  hint for {cause.id}: {cause.hint}")
             lines.append(f"  read: chapters/{cause.notebook}, '{cause.heading}'")
         return "\n".join(lines)
+    first = [exercise(i) for i in result.get("fix_first", [])]
+    for used in first:  # a wrong value from an exercise it runs on: that one's fix comes first
+        where = (f"make check-chapter{used.chapter}" if used.chapter != ex.chapter
+                 else "its report is above")
+        lines.append(f"  hint: {used.id} ({used.title}) fails too, and {ex.id} uses it: "
+                     f"fix {used.id} first ({where}), then grade {ex.id} again")
+        lines.append(f"  read: chapters/{used.notebook}, '{used.heading}'")
+    if first:
+        return "\n".join(lines)
     lines.append(f"  hint: {ex.hint}")
     lines.append(f"  read: chapters/{ex.notebook}, '{ex.heading}'")
     return "\n".join(lines)
+
+
+def fails(ex: Exercise, result: dict) -> bool:
+    """Written, and wrong: checks that fail, an error or a timeout (not a stub, not blocked)."""
+    return (result["status"] in ("ok", "error", "timeout")
+            and (result["status"] != "ok" or score(ex, result) < ex.points))
+
+
+def mark_failing_uses(exercises: list[Exercise], results: list[dict],
+                      failing_before: frozenset[str] = frozenset()) -> None:
+    """Each failing exercise whose `uses` fail in this run too (here, or in `failing_before`)
+    gets them as `fix_first`: its failure may be only theirs."""
+    failing = set(failing_before) | {ex.id for ex, r in zip(exercises, results) if fails(ex, r)}
+    for ex, result in zip(exercises, results):
+        first = [used for used in ex.uses if used in failing]
+        if ex.id in failing and first:
+            result["fix_first"] = first
 
 
 def drop_passed_causes(exercises: list[Exercise], results: list[dict]) -> None:
@@ -108,14 +134,17 @@ def broken_files(results: list[dict]) -> str:
     )
 
 
-def grade_chapter(ch: Chapter, impl: str, profile: str) -> tuple[int, list[dict]]:
-    """Grade one chapter and print its table; Ctrl-C prints the table so far, then re-raises."""
+def grade_chapter(ch: Chapter, impl: str, profile: str,
+                  failing_before: frozenset[str] = frozenset()) -> tuple[int, list[dict]]:
+    """Grade one chapter and print its table; Ctrl-C prints the table so far, then re-raises.
+    `failing_before`: the exercises of chapters graded earlier in this run that failed."""
     exercises = ch.exercises
     try:
         results, stopped = run_many([(ex.id, impl, profile) for ex in exercises]), None
     except Interrupted as error:
         results, stopped = error.results, error
     drop_passed_causes(exercises, results)
+    mark_failing_uses(exercises, results, failing_before)
     earned = 0
     print(f"\nChapter {ch.number}: {ch.title}   (IMPL={impl})")
     print(broken_files(results), end="")
@@ -151,10 +180,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Chapter {number} ({CHAPTERS[number].title}) is not in the course yet.")
             return 2
     start = time.perf_counter()
-    report, totals = {}, {}
+    report, totals, failing = {}, {}, frozenset()
     for number in numbers:
         try:
-            totals[number], report[number] = grade_chapter(CHAPTERS[number], impl, profile)
+            totals[number], report[number] = grade_chapter(CHAPTERS[number], impl, profile, failing)
+            failing |= {ex.id for ex, r in zip(CHAPTERS[number].exercises, report[number])
+                        if fails(ex, r)}
         except KeyboardInterrupt:
             print("\nInterrupted (Ctrl-C): the exercises not finished were not graded.")
             return 130

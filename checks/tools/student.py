@@ -110,6 +110,9 @@ def table_problems() -> list[str]:
         if files - set(ex.files):
             problems.append(f"exercise {ex.id} has regions in {sorted(files - set(ex.files))}, "
                             f"but the table lists {list(ex.files)}")
+        ids = [e.id for e in EXERCISES]
+        problems += [f"exercise {ex.id} uses {used}, which is not an earlier exercise"
+                     for used in ex.uses if used not in ids[:ids.index(ex.id)]]
         if '"' in ex.stub_message() or "\\" in ex.stub_message():
             problems.append(f"exercise {ex.id}: no quotes or backslashes in title and heading")
     for ch in CHAPTERS.values():

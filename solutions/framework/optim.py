@@ -76,7 +76,7 @@ class SGD(Optimizer):
         """θ ← θ − lr · d, where g = ∇θ + λθ and d = g (or the momentum direction of g).
 
         `param` is the parameter's array, changed in place; `grad` is its `.grad`, which
-        must stay as it is (a new array holds g + λθ).
+        belongs to the caller and must stay as it is.
         """
         ### BEGIN SOLUTION 4.1
         weight_decay = group["weight_decay"]
@@ -193,7 +193,8 @@ class AdamW(Adam):
                          foreach=foreach)
 
     def update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
-        """θ ← θ − lr · λ · θ (in place), then `adam_step` with the gradient as it is."""
+        """θ ← (1 − lr · λ) θ, then Adam's step (`adam_step`) on the gradient as given: the
+        decay shrinks θ directly and never enters m or v."""
         ### BEGIN SOLUTION 4.4
         decay = group["lr"] * group["weight_decay"]
         if decay != 0:
