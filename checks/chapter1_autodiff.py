@@ -11,6 +11,7 @@ Chapter 2's `Tensor` runs on it (a gradient per call, rules that return None,
 from __future__ import annotations
 
 import gc
+import importlib
 import math
 import weakref
 
@@ -634,3 +635,106 @@ def test_backpropagate_never_changes_a_gradient_in_place(g):
         "several parents, and a node keeps the array it received: sum two shares into a new "
         "array (`total = total + share`), never in place (`total += share`)"
     )
+
+
+# -- bonus track: graded apart from the 100 points ---------------------------------------------
+
+
+def extra():
+    """`framework.autodiff_extra`, the bonus file (imported on first use)."""
+    return importlib.import_module(f"{fw.__name__}.autodiff_extra")
+
+
+# -- 1.8 (bonus) abs and softplus on Value -------------------------------------------------------
+
+
+@probe("1.8")
+def probe_abs_softplus(fw):
+    return {"|-2|": lambda: extra().value_abs(fw.Value(-2.0)).data,
+            "softplus(0)": lambda: extra().softplus(fw.Value(0.0)).data}
+
+
+@check("1.8")
+@given(a=off_zero, g=cotangents)
+@example(a=-1.5, g=1.0)
+def test_abs_value_and_gradient(a, g):
+    """|a| and its rule g · sign(a), away from the kink."""
+    assert_close(extra().value_abs(fw.Value(a)).data, abs(a), f"value_abs(Value({a}))")
+    op_gradient_check(lambda x: extra().value_abs(x), [a], g, "value_abs")
+
+
+@check("1.8")
+@given(g=cotangents)
+def test_abs_gradient_at_zero_is_zero(g):
+    """At a = 0 the rule returns 0 (sign(0) = 0, as PyTorch), never ±g."""
+    leaf = fw.Value(0.0)
+    out = extra().value_abs(leaf)
+    grad = backprop(out, g).get(id(leaf), 0.0)
+    assert_close([out.data, grad], [0.0, 0.0], f"value_abs(Value(0.0)): value and rule of {g:.3g}")
+
+
+@check("1.8")
+@given(a=reals, g=cotangents)
+@example(a=0.0, g=1.0)
+def test_softplus_value_and_gradient(a, g):
+    """softplus(a) = ln(1 + eᵃ) and its rule g · σ(a)."""
+    assert_close(extra().softplus(fw.Value(a)).data, math.log1p(math.exp(a)),
+                 f"softplus(Value({a}))")
+    op_gradient_check(lambda x: extra().softplus(x), [a], g, "softplus")
+
+
+@check("1.8")
+@given(a=st.floats(50.0, 1e4), sign=st.sampled_from([-1.0, 1.0]))
+@example(a=1e4, sign=1.0)
+def test_softplus_is_finite_for_large_inputs(a, sign):
+    """softplus(±1e4) is 1e4 or 0 with gradient 1 or 0: no OverflowError, no inf."""
+    leaf = fw.Value(sign * a)
+    out = extra().softplus(leaf)
+    grad = backprop(out, 1.0).get(id(leaf), 0.0)
+    want = (a, 1.0) if sign > 0 else (0.0, 0.0)
+    assert_close([out.data, grad], want, f"softplus({sign * a:g}): value and gradient",
+                 rtol=1e-12, atol=1e-12)
+
+
+# -- 1.9 (bonus) gradient descent with backward() -----------------------------------------------
+
+# f, its derivative, and a step size small enough that the path converges
+DESCENT_FUNCTIONS = {
+    "(x - 1.5)²": (lambda x: (x - 1.5) ** 2, lambda t: 2 * (t - 1.5)),
+    "x⁴/4 - x": (lambda x: x**4 * 0.25 - x, lambda t: t**3 - 1),
+    "eˣ + e⁻ˣ": (lambda x: x.exp() + (x * -1.0).exp(), lambda t: math.exp(t) - math.exp(-t)),
+}
+
+
+@probe("1.9")
+def probe_gradient_descent(fw):
+    return {"path of (x - 1.5)² from 0, lr 0.25, 3 steps":
+            lambda: extra().gradient_descent(DESCENT_FUNCTIONS["(x - 1.5)²"][0], 0.0, 0.25, 3)}
+
+
+@check("1.9")
+@given(which=st.sampled_from(sorted(DESCENT_FUNCTIONS)), x0=st.floats(-1.0, 1.0),
+       lr=st.floats(0.01, 0.2), steps=st.integers(0, 6))
+@example(which="(x - 1.5)²", x0=0.0, lr=0.25, steps=3)
+def test_gradient_descent_follows_x_minus_lr_times_the_derivative(which, x0, lr, steps):
+    """The path is [x₀, x₁, …] with x_{k+1} = x_k − lr · f′(x_k): steps + 1 floats."""
+    f, df = DESCENT_FUNCTIONS[which]
+    expected = [x0]
+    for _ in range(steps):
+        expected.append(expected[-1] - lr * df(expected[-1]))
+    got = extra().gradient_descent(f, x0, lr, steps)
+    assert isinstance(got, list) and len(got) == steps + 1, (
+        f"gradient_descent(f, {x0}, lr={lr}, steps={steps}) returned {got!r}: expected a list of "
+        f"{steps + 1} numbers, x₀ first")
+    assert_close(got, expected, f"gradient_descent on {which} from {x0:.4g}, lr {lr:.4g}",
+                 rtol=1e-9, atol=1e-12)
+
+
+@check("1.9")
+@given(x0=st.floats(-3.0, 3.0))
+def test_gradient_descent_reaches_the_minimum_of_a_bowl(x0):
+    """On (x - 1.5)² with lr 0.1, 100 steps end within 1e-6 of the minimum 1.5."""
+    path = extra().gradient_descent(DESCENT_FUNCTIONS["(x - 1.5)²"][0], x0, 0.1, 100)
+    assert abs(path[-1] - 1.5) < 1e-6, (
+        f"gradient_descent((x - 1.5)², {x0:.4g}, lr=0.1, steps=100) ended at {path[-1]!r}, "
+        "not at the minimum 1.5: a fresh Value each step (its grad starts at 0), and step downhill")

@@ -23,7 +23,15 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from checks.harness import assert_close, backprop, check, check_gradients, framework, probe
+from checks.harness import (
+    assert_close,
+    backprop,
+    check,
+    check_gradients,
+    framework,
+    gradient_check,
+    probe,
+)
 
 fw = framework()
 nn = importlib.import_module(f"{fw.__name__}.nn")
@@ -498,3 +506,123 @@ def test_a_small_cnn_learns_the_digits():
         f"a CNN of your Conv2d reached {accuracy:.1%} on 300 test digits after 150 Adam steps "
         f"(the reference: about 95%); last loss {loss.item():.3f}"
     )
+
+
+# -- bonus track: graded apart from the 100 points ---------------------------------------------
+
+
+def variants():
+    """`framework.nn.conv_variants`, the bonus file (imported on first use)."""
+    return importlib.import_module(f"{fw.__name__}.nn.conv_variants")
+
+
+def loop_dilated_conv2d(x, weight, bias, stride, padding, dilation) -> np.ndarray:
+    """y[n, o, i, j] = b[o] + Σ_{c,u,v} W[o, c, u, v] · x_padded[n, c, i·sH + d·u, j·sW + d·v]."""
+    xp = padded(x, padding)
+    kh, kw = weight.shape[2:]
+    oh = out_size(x.shape[2], dilation * (kh - 1) + 1, stride[0], padding[0])
+    ow = out_size(x.shape[3], dilation * (kw - 1) + 1, stride[1], padding[1])
+    out = np.zeros((x.shape[0], weight.shape[0], oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            for u in range(kh):
+                for v in range(kw):
+                    pixel = xp[:, :, i * stride[0] + dilation * u, j * stride[1] + dilation * v]
+                    out[:, :, i, j] += pixel @ weight[:, :, u, v].T
+    return out if bias is None else out + bias[None, :, None, None]
+
+
+@st.composite
+def dilated_cases(draw):
+    """A convolution case whose image fits the kernel spread out by a dilation of 1–3."""
+    dilation = draw(st.integers(1, 3))
+    case = draw(conv_cases())
+    kh, kw = case.weight.shape[2:]
+    need = (dilation * (kh - 1) + 1 - 2 * case.padding[0], dilation * (kw - 1) + 1 - 2 * case.padding[1])
+    grow = [max(0, n - size) for n, size in zip(need, case.x.shape[2:])]
+    x = np.pad(case.x, ((0, 0), (0, 0), (0, grow[0]), (0, grow[1])), constant_values=0.5)
+    return case._replace(x=x), dilation
+
+
+# -- 6.8 (bonus) dilation ------------------------------------------------------------------------
+
+
+@probe("6.8")
+def probe_dilate(fw):
+    w = fw.Tensor(np.arange(4.0).reshape(1, 1, 2, 2))
+    return {"dilate([[0, 1], [2, 3]], 2)": lambda: variants().dilate(w, 2).data[0, 0]}
+
+
+@check("6.8")
+@given(shape=st.tuples(*(st.integers(1, 3),) * 4), dilation=st.integers(1, 3), seed=seeds)
+@example(shape=(1, 1, 2, 2), dilation=2, seed=0)
+def test_dilate_spreads_the_taps_and_reads_their_gradient_back(shape, dilation, seed):
+    """dilate: tap (u, v) at (d·u, d·v), zeros between, the dtype kept; its gradient by differences."""
+    w = np.random.default_rng(seed).standard_normal(shape)
+    got = variants().dilate(fw.Tensor(w.astype(np.float32)), dilation).data
+    spread = (dilation * (shape[2] - 1) + 1, dilation * (shape[3] - 1) + 1)
+    expected = np.zeros(shape[:2] + spread)
+    expected[:, :, ::dilation, ::dilation] = w
+    what = f"dilate(weight {shape}, {dilation})"
+    assert got.dtype == np.float32, f"{what} of float32 gave {got.dtype}"
+    assert_close(got, expected, what)
+    gradient_check(lambda t: variants().dilate(t, dilation), [w], seed, what)
+
+
+@check("6.8")
+@given(case=dilated_cases())
+@example(case=(CLASSIC, 2))
+def test_dilated_convolution_matches_its_loops(case):
+    """conv2d_dilated reads x_padded[i·s + d·u, j·s + d·v] for tap (u, v): against loops."""
+    (x, weight, bias, stride, padding), dilation = case
+    got = variants().conv2d_dilated(fw.Tensor(x), fw.Tensor(weight), as_tensor(bias), stride,
+                                    padding, dilation)
+    assert_close(got.data, loop_dilated_conv2d(x, weight, bias, stride, padding, dilation),
+                 f"conv2d_dilated({case[0]}, dilation {dilation})")
+
+
+# -- 6.9 (bonus) depthwise convolution -----------------------------------------------------------
+
+
+@st.composite
+def depthwise_cases(draw):
+    """A convolution case made depthwise: weight (C, 1, kH, kW), bias (C,) or None."""
+    case = draw(conv_cases())
+    c = case.x.shape[1]
+    weight = draw(arrays(np.float64, (c, 1) + case.weight.shape[2:], elements=reals))
+    bias = draw(arrays(np.float64, (c,), elements=reals)) if draw(st.booleans()) else None
+    return case._replace(weight=weight, bias=bias)
+
+
+def loop_depthwise(x, weight, bias, stride, padding) -> np.ndarray:
+    """Each channel on its own: channel c of loop_conv2d(x[:, c:c+1], weight[c:c+1])."""
+    out = np.concatenate([loop_conv2d(x[:, c:c + 1], weight[c:c + 1], None, stride, padding)
+                          for c in range(x.shape[1])], axis=1)
+    return out if bias is None else out + bias[None, :, None, None]
+
+
+@probe("6.9")
+def probe_depthwise(fw):
+    x = fw.Tensor(np.arange(18.0).reshape(1, 2, 3, 3))
+    w = fw.Tensor(np.stack([np.ones((1, 2, 2)), -np.ones((1, 2, 2))]))
+    return {"depthwise_conv2d, kernels of 1s and -1s": lambda: variants().depthwise_conv2d(x, w).data}
+
+
+@check("6.9")
+@given(case=depthwise_cases())
+@example(case=CLASSIC._replace(weight=CLASSIC.weight[:2, :1], bias=CLASSIC.bias[:2]))
+def test_depthwise_convolution_matches_its_loops(case):
+    """Channel c of the output is channel c of x convolved with weight[c] alone, plus bias[c]."""
+    got = variants().depthwise_conv2d(fw.Tensor(case.x), fw.Tensor(case.weight),
+                                      as_tensor(case.bias), case.stride, case.padding)
+    assert_close(got.data, loop_depthwise(*case), f"depthwise_conv2d({case})")
+
+
+@check("6.9")
+@given(case=depthwise_cases(), seed=seeds)
+def test_depthwise_convolution_gradients(case, seed):
+    """The gradients of x, the weight and the bias, against central differences."""
+    arrays_in = [case.x, case.weight] + ([] if case.bias is None else [case.bias])
+    gradient_check(lambda x, w, *b: variants().depthwise_conv2d(x, w, b[0] if b else None,
+                                                                case.stride, case.padding),
+                   arrays_in, seed, f"depthwise_conv2d({case})")

@@ -1,7 +1,9 @@
 """THE exercise table: the one place that says which exercises exist.
 
 The stub generator, the grade table, the hints, the bug zoo and `use-reference`
-all read it. Each chapter's points total 100. `files` are relative to the
+all read it. Each chapter's points total 100; its bonus exercises (`bonus=True`, 0 points)
+are graded apart ("100/100, bonus 2/3") and nothing provided calls them, so a learner who
+skips them loses nothing. `files` are relative to the
 `framework/` package; `heading` is the notebook heading that introduces the
 exercise (the learner is sent there by the stub's message). `uses` lists the earlier
 exercises whose code an exercise's checks also run: when one of them fails in the same
@@ -28,6 +30,11 @@ class Chapter:
     def in_course(self) -> bool:
         return bool(self.exercises)
 
+    @property
+    def bonus(self) -> list[Exercise]:
+        """The chapter's bonus track: optional, graded apart from the 100 points."""
+        return [ex for ex in self.exercises if ex.bonus]
+
 
 @dataclass(frozen=True)
 class Exercise:
@@ -39,6 +46,7 @@ class Exercise:
     hint: str
     time_limit: float = 60.0
     uses: tuple[str, ...] = ()
+    bonus: bool = False
 
     @property
     def chapter(self) -> int:
@@ -49,8 +57,10 @@ class Exercise:
         return CHAPTERS[self.chapter].notebook
 
     def stub_message(self) -> str:
+        track = " (bonus)" if self.bonus else ""
         return (
-            f"Exercise {self.id}: {self.title} — see chapters/{self.notebook}, '{self.heading}'"
+            f"Exercise {self.id}: {self.title}{track} — see chapters/{self.notebook}, "
+            f"'{self.heading}'"
         )
 
 
@@ -118,6 +128,21 @@ EXERCISES = [
         "BEFORE node.release(): release empties both. Value.receive_grad: a leaf adds, an "
         "intermediate node keeps this call's gradient. The section's folded hints go from the "
         "idea to the code.",
+    ),
+    Exercise(
+        "1.8", "Abs and softplus on Value", 0, ("autodiff_extra.py",),
+        "1.8 Bonus: abs and softplus",
+        "abs: the rule is g · sign(a), and sign(0) = 0. softplus: ln(1 + eᵃ) = max(a, 0) + "
+        "ln(1 + e^(-|a|)) (math.log1p) never overflows; its derivative is σ(a), computed "
+        "without exponentiating a large positive number.",
+        bonus=True,
+    ),
+    Exercise(
+        "1.9", "Gradient descent with backward()", 0, ("autodiff_extra.py",),
+        "1.9 Bonus: gradient descent",
+        "Each step: a fresh Value(x) (its grad starts at 0), f(x).backward(), then x - lr * "
+        "x.grad as a float; keep every x, the start included (steps + 1 numbers).",
+        bonus=True,
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
@@ -196,6 +221,22 @@ EXERCISES = [
         "autodiff.py's walk, backpropagate (1.7), reading node.parents or node.grad_fn after "
         "node.release(); read both first (make check-chapter1 tests this).",
     ),
+    Exercise(
+        "2.11", "Cumsum, forward and backward", 0, ("ops_extra.py",),
+        "2.11 Bonus: cumsum",
+        "Output i sums inputs 0..i, so input j reaches outputs j..n-1: its gradient is the sum "
+        "of g from j to the end, a cumulative sum of g taken from the end (flip, cumsum, flip "
+        "back) along the same axis.",
+        bonus=True,
+    ),
+    Exercise(
+        "2.12", "Logsumexp, stable", 0, ("ops_extra.py",),
+        "2.12 Bonus: logsumexp",
+        "Subtract the max along the axis (keepdims) before exp, add it back after the log. "
+        "The gradient is g · softmax = g · exp(a - out): put the reduced axis back into g "
+        "and into out when keepdim is False.",
+        bonus=True,
+    ),
     # -- chapter 3: neural network primitives (issue 5) ---------------------------------------
     Exercise(
         "3.1", "Module registration", 15, ("nn/modules.py",),
@@ -252,6 +293,22 @@ EXERCISES = [
         "and returns x itself when there are none.",
         uses=("3.1", "3.2", "3.4"),
     ),
+    Exercise(
+        "3.8", "Softplus, a smooth ReLU", 0, ("nn/smooth.py",),
+        "3.8 Bonus: softplus",
+        "With z = βx: (max(z, 0) + log1p(exp(-|z|))) / β never overflows (log1p(exp(z)) is inf "
+        "at z = 1e4). The derivative of ln(1 + e^z)/β with respect to x is σ(z): use the "
+        "stable sigmoid, not 1/(1 + exp(-z)).",
+        bonus=True,
+    ),
+    Exercise(
+        "3.9", "The Huber loss", 0, ("nn/smooth.py",),
+        "3.9 Bonus: the Huber loss",
+        "d = x - y; where |d| <= delta the loss is d²/2, elsewhere delta·(|d| - delta/2) (the "
+        "two meet with the same slope at ±delta). The gradient is d clipped to [-delta, delta], "
+        "divided by the element count for 'mean'; the target's is its negative.",
+        bonus=True,
+    ),
     # -- chapter 4: optimizers (issue 6) ------------------------------------------------------
     Exercise(
         "4.1", "SGD with weight decay", 15, ("optim.py",),
@@ -295,6 +352,32 @@ EXERCISES = [
         "Steps count from 0: base * step / warmup_steps while step < warmup_steps, then "
         "min_lr + (base - min_lr) * (1 + cos(pi * p)) / 2 with p = (step - warmup) / "
         "(total - warmup), and min_lr from total_steps on.",
+    ),
+    Exercise(
+        "4.7", "RMSprop", 0, ("optim_extra.py",),
+        "4.7 Bonus: RMSprop",
+        "Add the L2 decay to a new gradient first; keep v (state['square_avg'], zeros at the "
+        "first step) per parameter and update it in place: v = alpha·v + (1 - alpha)·g²; then "
+        "param -= lr · g / (sqrt(v) + eps). No bias correction: that is Adam's.",
+        bonus=True,
+    ),
+    Exercise(
+        "4.8", "Lion", 0, ("optim_extra.py",),
+        "4.8 Bonus: Lion",
+        "The ORDER matters: the direction sign(beta1·m + (1 - beta1)·g) uses the OLD m; then "
+        "param *= 1 - lr·weight_decay and param -= lr·direction; only then m = beta2·m + "
+        "(1 - beta2)·g (state['exp_avg'], zeros at first).",
+        bonus=True,
+    ),
+    Exercise(
+        "4.9", "A property test, graded by mutation", 0, ("property_tests.py",),
+        "4.9 Bonus: a property test of your own",
+        "Draw warmup, total, base and min_lr with hypothesis (@given), compute the lr at every "
+        "step up to a few past total, and assert properties with a tolerance (math.isclose): "
+        "the straight line during warm-up, base at the end of warm-up, min_lr from total on, "
+        "never rising after warm-up, and the cosine's symmetry lr(W + k) + lr(T - k) = base + "
+        "min_lr. Call the @given function at the end.",
+        bonus=True,
     ),
     # -- chapter 5: the Tiny Transformer (issue 7) --------------------------------------------
     Exercise(
@@ -372,6 +455,23 @@ EXERCISES = [
         "calls.",
         time_limit=120.0,
     ),
+    Exercise(
+        "5.9", "One step of beam search", 0, ("nn/beam_search.py",),
+        "5.9 Bonus: one step of beam search",
+        "Add each beam's score to its row of log-probabilities (broadcast (B, 1) + (B, V)), "
+        "flatten to B·V candidates, sort by score descending with a STABLE sort of the negated "
+        "scores (ties keep the lower flat index), keep beam_size; flat index i is beam i // V, "
+        "token i % V.",
+        bonus=True,
+    ),
+    Exercise(
+        "5.10", "RMSNorm", 0, ("nn/rmsnorm.py",),
+        "5.10 Bonus: RMSNorm",
+        "Per row (last axis): r = 1/√(mean(x²) + eps), x̂ = x·r, y = x̂·w, with no mean "
+        "subtracted. Backward with ĝ = g·w: ∂x = r·(ĝ - x̂·mean(ĝ·x̂)) per row (LayerNorm's rule "
+        "without the mean ĝ term); ∂w = g·x̂ summed over every axis but the last.",
+        bonus=True,
+    ),
     # -- chapter 6 (bonus): convolution and pooling (issue 17) ---------------------------------
     Exercise(
         "6.1", "Unfold: every window as a view", 15, ("nn/conv.py",),
@@ -430,6 +530,23 @@ EXERCISES = [
         "±1/√(in·kH·kW); no bias parameter when bias=False; forward uses the layer's stride and "
         "padding. The section named below has folded hints, from the idea to the calls.",
     ),
+    Exercise(
+        "6.8", "Dilated convolution", 0, ("nn/conv_variants.py",),
+        "6.8 Bonus: dilation",
+        "dilate: zeros of shape (C_out, C_in, d·(kH - 1) + 1, d·(kW - 1) + 1) in the weight's "
+        "dtype, the weight written at every d-th place ([:, :, ::d, ::d]); the backward reads "
+        "the gradient at those same places. conv2d of the dilated kernel is the dilated "
+        "convolution.",
+        bonus=True,
+    ),
+    Exercise(
+        "6.9", "Depthwise convolution", 0, ("nn/conv_variants.py",),
+        "6.9 Bonus: depthwise convolution",
+        "Channel by channel: conv2d(x[:, c:c+1], weight[c:c+1], bias[c:c+1] or None, stride, "
+        "padding) for each c, then concatenate along axis 1. Slicing with c:c+1 keeps the axis; "
+        "the ops it is built of give the gradient.",
+        bonus=True,
+    ),
     # -- chapter 7: a character-level GPT with a key-value cache (issue 22) ---------------------
     Exercise(
         "7.1", "Characters as ids", 10, ("nn/gpt.py",),
@@ -483,6 +600,22 @@ EXERCISES = [
         "block_size ids every step). The section named below has folded hints, from the idea to "
         "the calls.",
         time_limit=120.0,
+    ),
+    Exercise(
+        "7.7", "Perplexity", 0, ("nn/text_metrics.py",),
+        "7.7 Bonus: perplexity",
+        "Flatten to rows (M, V) and ids (M,), drop the rows whose target is ignore_index, "
+        "log-softmax each row with its max subtracted first, pick each row's target, and "
+        "return exp of minus their mean as a float.",
+        bonus=True,
+    ),
+    Exercise(
+        "7.8", "Repetition penalty", 0, ("nn/text_metrics.py",),
+        "7.8 Bonus: repetition penalty",
+        "Mark the ids seen in each row once (a boolean (N, V) table filled along axis 1 from "
+        "previous); where marked, logit / penalty if the logit is > 0 else logit * penalty; "
+        "work on a copy, and keep the logits' dtype.",
+        bonus=True,
     ),
 ]
 

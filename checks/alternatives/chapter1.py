@@ -92,4 +92,28 @@ ALTERNATIVES = [
         "        else:\n            self.grad = grad\n",
         "        self.grad = (self.grad if self.grad_fn is None else 0.0) + grad\n",
     ),
+    Mutant(
+        "1.8", "abs from two relus",
+        "    sign = (a.data > 0) - (a.data < 0)\n"
+        "    return Value(abs(a.data), (a,), lambda g, sign=sign: (g * sign,), \"abs\")\n",
+        "    return a.relu() + (a * -1.0).relu()\n",
+    ),
+    Mutant(
+        "1.8", "softplus in two branches, σ by tanh",
+        WHOLE_REGION,
+        "x = a.data\n"
+        "if x > 0:\n    c = x + math.log1p(math.exp(-x))\nelse:\n    c = math.log1p(math.exp(x))\n"
+        "s = 0.5 * (1.0 + math.tanh(x / 2))\n"
+        "return Value(c, (a,), lambda g: (g * s,), \"softplus\")\n",
+        within="softplus",
+    ),
+    Mutant(
+        "1.9", "a while loop on a running x",
+        WHOLE_REGION,
+        "x, path = float(x0), [float(x0)]\n"
+        "while len(path) <= steps:\n"
+        "    node = Value(x)\n    loss = f(node)\n    loss.backward()\n"
+        "    x -= lr * node.grad\n    path.append(x)\n"
+        "return path\n",
+    ),
 ]

@@ -1,6 +1,6 @@
 """Chapter 2 the textbook way: loops where the reference vectorises, every gradient computed."""
 
-from checks.mutants import Mutant
+from checks.mutants import WHOLE_REGION, Mutant
 
 ALTERNATIVES = [
     Mutant(
@@ -67,5 +67,30 @@ ALTERNATIVES = [
         "2.10", "release in one assignment",
         "        self.grad_fn = _freed\n        self.parents = ()\n",
         "        self.grad_fn, self.parents = _freed, ()\n",
+    ),
+    Mutant(
+        "2.11", "cumsum's rule as the total minus what came before",
+        "        reversed_grad = np.flip(grad, ctx.axis)\n"
+        "        return (np.flip(np.cumsum(reversed_grad, axis=ctx.axis), ctx.axis),)\n",
+        "        before = np.cumsum(grad, axis=ctx.axis) - grad\n"
+        "        return (np.sum(grad, axis=ctx.axis, keepdims=True) - before,)\n",
+    ),
+    Mutant(
+        "2.12", "logsumexp with the softmax saved",
+        WHOLE_REGION,
+        "m = np.max(a, axis=axis, keepdims=True)\n"
+        "e = np.exp(a - m)\n"
+        "total = np.sum(e, axis=axis, keepdims=True)\n"
+        "ctx.softmax, ctx.axis, ctx.keepdims = e / total, axis, keepdims\n"
+        "out = m + np.log(total)\n"
+        "return out if keepdims else out.squeeze(axis)\n",
+        within="LogSumExp.forward",
+    ),
+    Mutant(
+        "2.12", "logsumexp's rule from the saved softmax",
+        WHOLE_REGION,
+        "g = grad if ctx.keepdims else np.expand_dims(grad, ctx.axis)\n"
+        "return (g * ctx.softmax,)\n",
+        within="LogSumExp.backward",
     ),
 ]

@@ -8,7 +8,7 @@ initialisers' bounds from the standard deviation, Sequential iterating over itse
 
 import textwrap
 
-from checks.mutants import Mutant
+from checks.mutants import WHOLE_REGION, Mutant
 
 NN, F, INIT = "nn/modules.py", "nn/functional.py", "nn/init.py"
 
@@ -259,4 +259,35 @@ ALTERNATIVES = [
             out = layer(out)
         return out
         """)),
+    Mutant(
+        "3.8", "softplus as relu plus a correction, its rule from the output",
+        "        z = beta * a\n        ctx.save_for_backward(z)\n"
+        "        return (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta\n",
+        "        z = beta * a\n        ctx.save_for_backward(z)\n"
+        "        return np.logaddexp(0, z) / beta\n",
+    ),
+    Mutant(
+        "3.8", "σ written with tanh",
+        "return (grad * stable_sigmoid(z),)",
+        "return (grad * (0.5 + 0.5 * np.tanh(z / 2)),)",
+    ),
+    Mutant(
+        "3.9", "Huber loss as the quadratic of the clipped difference plus the linear rest",
+        WHOLE_REGION,
+        "d = x - y\n"
+        "inner = np.clip(d, -delta, delta)\n"
+        "losses = 0.5 * inner * inner + delta * (np.abs(d) - np.abs(inner))\n"
+        "ctx.save_for_backward(inner)\n"
+        "ctx.reduction, ctx.delta = reduction, delta\n"
+        "return _reduce(losses, reduction)\n",
+        within="HuberLoss.forward",
+    ),
+    Mutant(
+        "3.9", "Huber's rule from the clipped difference saved",
+        WHOLE_REGION,
+        "(inner,) = ctx.saved_tensors\n"
+        "scale = grad / inner.size if ctx.reduction == \"mean\" else grad\n"
+        "return inner * scale, -inner * scale\n",
+        within="HuberLoss.backward",
+    ),
 ]

@@ -8,7 +8,7 @@ the end.
 
 import textwrap
 
-from checks.mutants import Mutant
+from checks.mutants import WHOLE_REGION, Mutant
 
 OPTIM = "optim.py"
 
@@ -121,4 +121,44 @@ ALTERNATIVES = [
         cosine = (1 + math.cos(math.pi * (step - warmup) / (total - warmup))) / 2
         return self.min_lr + (base_lr - self.min_lr) * cosine
         """)),
+    Mutant(
+        "4.7", "RMSprop with the average rebuilt and stored each step",
+        WHOLE_REGION,
+        "g = grad + group[\"weight_decay\"] * param\n"
+        "state[\"step\"] = state.get(\"step\", 0) + 1\n"
+        "previous = state.get(\"square_avg\", np.zeros_like(param))\n"
+        "state[\"square_avg\"] = group[\"alpha\"] * previous + (1.0 - group[\"alpha\"]) * g * g\n"
+        "param -= group[\"lr\"] / (np.sqrt(state[\"square_avg\"]) + group[\"eps\"]) * g\n",
+    ),
+    Mutant(
+        "4.8", "Lion with np.where for the sign and the decay as a subtraction",
+        WHOLE_REGION,
+        "beta1, beta2 = group[\"betas\"]\n"
+        "m = state.setdefault(\"exp_avg\", np.zeros_like(param))\n"
+        "c = beta1 * m + (1.0 - beta1) * grad\n"
+        "step = np.where(c > 0, 1.0, np.where(c < 0, -1.0, 0.0))\n"
+        "param -= group[\"lr\"] * (step + group[\"weight_decay\"] * param)\n"
+        "state[\"exp_avg\"] = beta2 * m + (1.0 - beta2) * grad\n",
+    ),
+    Mutant(
+        "4.9", "an oracle test: the formula written out, compared at every step",
+        WHOLE_REGION,
+        "@given(st.data())\n"
+        "def against_the_formula(data):\n"
+        "    warmup = data.draw(st.integers(0, 6))\n"
+        "    total = warmup + data.draw(st.integers(1, 12))\n"
+        "    base = data.draw(st.floats(0.05, 2.0))\n"
+        "    min_lr = data.draw(st.sampled_from([0.0, 0.1, 0.5])) * base\n"
+        "    for t in range(total + 2):\n"
+        "        if t < warmup:\n"
+        "            want = base * t / warmup\n"
+        "        elif t >= total:\n"
+        "            want = min_lr\n"
+        "        else:\n"
+        "            p = (t - warmup) / (total - warmup)\n"
+        "            want = min_lr + (base - min_lr) * (1 + math.cos(math.pi * p)) / 2\n"
+        "        got = lr_at(base, t, warmup, total, min_lr)\n"
+        "        assert abs(got - want) <= 1e-9 * max(1.0, abs(want)), (t, got, want)\n\n"
+        "against_the_formula()\n",
+    ),
 ]

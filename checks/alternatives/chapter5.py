@@ -9,7 +9,7 @@ as it is.)
 
 import textwrap
 
-from checks.mutants import Mutant
+from checks.mutants import WHOLE_REGION, Mutant
 
 TR, F = "nn/transformer.py", "nn/functional.py"
 
@@ -161,4 +161,32 @@ ALTERNATIVES = [
         shifted[:, 1:] = tokens[:, :-1]
         return shifted
         """, 4)),
+    Mutant(
+        "5.9", "beam search by sorting (score, beam, token) tuples",
+        WHOLE_REGION,
+        "candidates = sorted((-(scores[b] + log_probs[b, v]), b, v)\n"
+        "                    for b in range(log_probs.shape[0]) for v in range(log_probs.shape[1]))\n"
+        "kept = candidates[:beam_size]\n"
+        "return (np.array([-c[0] for c in kept], dtype=float), np.array([c[1] for c in kept], dtype=int),\n"
+        "        np.array([c[2] for c in kept], dtype=int))\n",
+    ),
+    Mutant(
+        "5.10", "RMSNorm forward by the root mean square itself",
+        WHOLE_REGION,
+        "rms = np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + eps)\n"
+        "ctx.save_for_backward(x, rms, weight)\n"
+        "return x / rms * weight\n",
+        within="RMSNormFunction.forward",
+    ),
+    Mutant(
+        "5.10", "RMSNorm backward through the chain rule of x / rms",
+        WHOLE_REGION,
+        "x, rms, weight = ctx.saved_tensors\n"
+        "g_hat = grad * weight\n"
+        "d = x.shape[-1]\n"
+        "grad_x = g_hat / rms - x * np.sum(g_hat * x, axis=-1, keepdims=True) / (d * rms ** 3)\n"
+        "grad_w = (grad * x / rms).reshape(-1, d).sum(axis=0)\n"
+        "return grad_x, grad_w\n",
+        within="RMSNormFunction.backward",
+    ),
 ]

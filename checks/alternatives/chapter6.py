@@ -8,7 +8,7 @@ over the windows at once) and routed through a one-hot mask folded back; average
 sum divided, its gradient by multiplication; Conv2d's weight drawn directly from U(±1/√fan_in).
 """
 
-from checks.mutants import Mutant
+from checks.mutants import WHOLE_REGION, Mutant
 
 CONV, NN = "nn/conv.py", "nn/modules.py"
 
@@ -137,5 +137,28 @@ ALTERNATIVES = [
         rng = default_generator()
         self.weight = Parameter(
             rng.uniform(-bound, bound, (out_channels, in_channels) + kernel).astype(dtype))""",
+    ),
+    Mutant(
+        "6.8", "dilate tap by tap",
+        WHOLE_REGION,
+        "ctx.dilation = dilation\n"
+        "c_out, c_in, kh, kw = weight.shape\n"
+        "out = np.zeros((c_out, c_in, dilation * (kh - 1) + 1, dilation * (kw - 1) + 1), weight.dtype)\n"
+        "for u in range(kh):\n"
+        "    for v in range(kw):\n"
+        "        out[:, :, dilation * u, dilation * v] = weight[:, :, u, v]\n"
+        "return out\n",
+        within="Dilate.forward",
+    ),
+    Mutant(
+        "6.8", "dilate's rule as a copy of the taps",
+        "        return (grad[:, :, ::d, ::d],)\n",
+        "        return (np.ascontiguousarray(grad[:, :, 0::d, 0::d]),)\n",
+    ),
+    Mutant(
+        "6.9", "depthwise as one convolution with a block-diagonal kernel",
+        WHOLE_REGION,
+        "mask = Tensor(np.eye(x.shape[1], dtype=weight.data.dtype)[:, :, None, None])\n"
+        "return conv2d(x, weight * mask, bias, stride, padding)\n",
     ),
 ]

@@ -8,7 +8,7 @@ and a one-hot; top-k by argpartition, top-p by a loop over sorted rows, draws by
 Generator.choice; the cache as preallocated buffers written in place.
 """
 
-from checks.mutants import Mutant
+from checks.mutants import WHOLE_REGION, Mutant
 
 GPT = "nn/gpt.py"
 
@@ -230,5 +230,26 @@ ALTERNATIVES = [
                         logits = self.forward(out[-1], cache).data[:, -1]
                     out.append(sample_next(logits, temperature, top_k, top_p, generator)[:, None])
                 return np.concatenate(out, axis=1)""",
+    ),
+    Mutant(
+        "7.7", "perplexity by a loop over the rows, logaddexp for the normaliser",
+        WHOLE_REGION,
+        "total, count = 0.0, 0\n"
+        "for row, target in zip(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)):\n"
+        "    if target == ignore_index:\n"
+        "        continue\n"
+        "    total += np.logaddexp.reduce(row) - row[target]\n"
+        "    count += 1\n"
+        "return float(np.exp(total / count))\n",
+    ),
+    Mutant(
+        "7.8", "the penalty by rows and a set of ids",
+        WHOLE_REGION,
+        "out = logits.copy()\n"
+        "for n, row in enumerate(previous):\n"
+        "    ids = np.array(sorted(set(row.tolist())), dtype=int)\n"
+        "    values = out[n, ids]\n"
+        "    out[n, ids] = np.where(values > 0, values / penalty, values * penalty)\n"
+        "return out\n",
     ),
 ]

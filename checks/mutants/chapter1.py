@@ -156,4 +156,41 @@ MUTANTS = [
         "                if parent in grads:\n                    grads[parent] += share\n"
         "                else:\n                    grads[parent] = share\n",
     ),
+    # -- 1.8 (bonus) abs and softplus
+    Mutant(
+        "1.8", "abs passes the gradient through unchanged",
+        "lambda g, sign=sign: (g * sign,)",
+        "lambda g, sign=sign: (g,)",
+    ),
+    Mutant(
+        "1.8", "abs's gradient at 0 is g",
+        "sign = (a.data > 0) - (a.data < 0)",
+        "sign = 1 if a.data >= 0 else -1",
+    ),
+    Mutant(
+        "1.8", "softplus as ln(1 + eᵃ), overflowing",
+        "c = max(x, 0.0) + math.log1p(math.exp(-abs(x)))",
+        "c = math.log(1.0 + math.exp(x))",
+    ),
+    Mutant(
+        "1.8", "softplus's derivative taken as tanh",
+        "lambda g, s=s: (g * s,)",
+        "lambda g, s=s: (g * math.tanh(x),)",
+    ),
+    # -- 1.9 (bonus) gradient descent
+    Mutant(
+        "1.9", "steps uphill",
+        "path.append(path[-1] - lr * x.grad)",
+        "path.append(path[-1] + lr * x.grad)",
+    ),
+    Mutant(
+        "1.9", "one Value for every step: its grad accumulates",
+        "    for _ in range(steps):\n        x = Value(path[-1])\n",
+        "    x = Value(path[-1])\n    for _ in range(steps):\n        x.data = path[-1]\n",
+    ),
+    Mutant(
+        "1.9", "the start left out of the path",
+        "    return path\n",
+        "    return path[1:]\n",
+    ),
 ]

@@ -230,4 +230,37 @@ MUTANTS = [
         "        self.grad_fn = _freed\n        self.parents = ()\n",
         "        self.parents = ()\n",
     ),
+    # -- 2.11 (bonus) cumsum
+    Mutant(
+        "2.11", "backward as a forward cumsum of g",
+        "        reversed_grad = np.flip(grad, ctx.axis)\n"
+        "        return (np.flip(np.cumsum(reversed_grad, axis=ctx.axis), ctx.axis),)\n",
+        "        return (np.cumsum(grad, axis=ctx.axis),)\n",
+    ),
+    Mutant(
+        "2.11", "backward passes g through",
+        "        return (np.flip(np.cumsum(reversed_grad, axis=ctx.axis), ctx.axis),)\n",
+        "        return (grad,)\n",
+    ),
+    Mutant(
+        "2.11", "backward flipped but never flipped back",
+        "return (np.flip(np.cumsum(reversed_grad, axis=ctx.axis), ctx.axis),)",
+        "return (np.cumsum(reversed_grad, axis=ctx.axis),)",
+    ),
+    # -- 2.12 (bonus) logsumexp
+    Mutant(
+        "2.12", "no shift by the max: overflows near 1000",
+        "        kept = shift + np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True))\n",
+        "        kept = np.log(np.sum(np.exp(a), axis=axis, keepdims=True))\n",
+    ),
+    Mutant(
+        "2.12", "gradient e^a, not the softmax",
+        "return (grad * np.exp(a - kept),)",
+        "return (grad * np.exp(a),)",
+    ),
+    Mutant(
+        "2.12", "keepdim ignored in the forward",
+        "return kept if keepdims else np.squeeze(kept, axis=axis)",
+        "return np.squeeze(kept, axis=axis)",
+    ),
 ]

@@ -163,4 +163,36 @@ MUTANTS = [
         "        for module in self._modules.values():\n            x = module(x)\n        return x\n",
         "        for module in self._modules.values():\n            y = module(x)\n        return y\n",
     ),
+    # -- 3.8 (bonus) softplus
+    Mutant(
+        "3.8", "beta ignored",
+        "        z = beta * a\n",
+        "        z = a\n",
+    ),
+    Mutant(
+        "3.8", "ln(1 + e^z) as written: inf at 1e4",
+        "return (np.maximum(z, 0) + np.log1p(np.exp(-np.abs(z)))) / beta",
+        "return np.log1p(np.exp(z)) / beta",
+    ),
+    Mutant(
+        "3.8", "gradient σ(−βa): the sign slipped",
+        "return (grad * stable_sigmoid(z),)",
+        "return (grad * stable_sigmoid(-z),)",
+    ),
+    # -- 3.9 (bonus) Huber loss
+    Mutant(
+        "3.9", "the linear branch without −½δ",
+        "delta * (size - 0.5 * delta)",
+        "delta * size",
+    ),
+    Mutant(
+        "3.9", "gradient d everywhere, as MSE's half",
+        "grad_x = np.clip(d, -ctx.delta, ctx.delta) * _reduction_scale(",
+        "grad_x = d * _reduction_scale(",
+    ),
+    Mutant(
+        "3.9", "'mean' not divided in the backward",
+        "_reduction_scale(grad, d.size, ctx.reduction)",
+        "grad",
+    ),
 ]

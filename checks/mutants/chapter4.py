@@ -1,6 +1,6 @@
 """Chapter 4's bug zoo: the update-rule, state, clipping and schedule mistakes learners make."""
 
-from checks.mutants import Mutant
+from checks.mutants import WHOLE_REGION, Mutant
 
 SGD_REGION = (
     "        if weight_decay != 0:\n"
@@ -181,5 +181,84 @@ MUTANTS = [
         "4.6", "lr frozen at base after total_steps",
         "        if step >= self.total_steps:\n            return self.min_lr\n",
         "        if step >= self.total_steps:\n            return base_lr\n",
+    ),
+    # -- 4.7 (bonus) RMSprop
+    Mutant(
+        "4.7", "eps inside the square root of the average",
+        "param -= group[\"lr\"] * grad / (np.sqrt(v) + group[\"eps\"])",
+        "param -= group[\"lr\"] * grad / np.sqrt(v + group[\"eps\"])",
+    ),
+    Mutant(
+        "4.7", "the average not kept between steps",
+        "        v = state[\"square_avg\"]\n",
+        "        v = state[\"square_avg\"].copy()\n",
+    ),
+    Mutant(
+        "4.7", "weights (1 - alpha) and alpha swapped",
+        "        v *= group[\"alpha\"]\n        v += (1.0 - group[\"alpha\"]) * np.square(grad)\n",
+        "        v *= 1.0 - group[\"alpha\"]\n        v += group[\"alpha\"] * np.square(grad)\n",
+    ),
+    Mutant(
+        "4.7", "weight decay ignored",
+        "            grad = grad + group[\"weight_decay\"] * param\n",
+        "            pass\n",
+    ),
+    # -- 4.8 (bonus) Lion
+    Mutant(
+        "4.8", "the momentum updated before the direction is taken",
+        "        direction = np.sign(beta1 * m + (1.0 - beta1) * grad)\n"
+        "        param *= 1.0 - group[\"lr\"] * group[\"weight_decay\"]\n"
+        "        param -= group[\"lr\"] * direction\n"
+        "        m *= beta2\n        m += (1.0 - beta2) * grad\n",
+        "        m *= beta2\n        m += (1.0 - beta2) * grad\n"
+        "        direction = np.sign(beta1 * m + (1.0 - beta1) * grad)\n"
+        "        param *= 1.0 - group[\"lr\"] * group[\"weight_decay\"]\n"
+        "        param -= group[\"lr\"] * direction\n",
+    ),
+    Mutant(
+        "4.8", "no sign: a plain momentum step",
+        "direction = np.sign(beta1 * m + (1.0 - beta1) * grad)",
+        "direction = beta1 * m + (1.0 - beta1) * grad",
+    ),
+    Mutant(
+        "4.8", "beta1 used for the momentum too",
+        "        m *= beta2\n        m += (1.0 - beta2) * grad\n",
+        "        m *= beta1\n        m += (1.0 - beta1) * grad\n",
+    ),
+    Mutant(
+        "4.8", "decay added to the direction before the sign",
+        "        param *= 1.0 - group[\"lr\"] * group[\"weight_decay\"]\n"
+        "        param -= group[\"lr\"] * direction\n",
+        "        param -= group[\"lr\"] * np.sign(direction + group[\"weight_decay\"] * param)\n",
+    ),
+    # -- 4.9 (bonus) the learner's property test
+    Mutant(
+        "4.9", "a test that asserts nothing",
+        WHOLE_REGION,
+        "@given(warmup=st.integers(0, 10), length=st.integers(1, 20), base=st.floats(0.01, 1.0))\n"
+        "def schedule_properties(warmup, length, base):\n"
+        "    [lr_at(base, t, warmup, warmup + length, 0.0) for t in range(warmup + length + 3)]\n\n"
+        "schedule_properties()\n",
+    ),
+    Mutant(
+        "4.9", "only checks that the lr stays within [min_lr, base]",
+        WHOLE_REGION,
+        "@given(warmup=st.integers(0, 10), length=st.integers(1, 20), base=st.floats(0.01, 1.0),\n"
+        "       share=st.floats(0.0, 0.9))\n"
+        "def schedule_properties(warmup, length, base, share):\n"
+        "    total, min_lr = warmup + length, share * base\n"
+        "    for t in range(warmup, total + 3):\n"
+        "        assert min_lr - 1e-12 <= lr_at(base, t, warmup, total, min_lr) <= base + 1e-12\n\n"
+        "schedule_properties()\n",
+    ),
+    Mutant(
+        "4.9", "too strict: the lr must fall at every step after warm-up",
+        "assert all(later <= earlier + 1e-12 for",
+        "assert all(later < earlier for",
+    ),
+    Mutant(
+        "4.9", "floats compared exactly",
+        "assert math.isclose(lrs[warmup + k] + lrs[total - k], base + min_lr, abs_tol=1e-9)",
+        "assert lrs[warmup + k] + lrs[total - k] == base + min_lr",
     ),
 ]

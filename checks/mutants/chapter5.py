@@ -289,4 +289,49 @@ MUTANTS = [
         "ignore_index=pad_id, label_smoothing=label_smoothing)",
         "ignore_index=pad_id)",
     ),
+    # -- 5.9 (bonus) one step of beam search
+    Mutant(
+        "5.9", "the beams' scores forgotten: tokens ranked alone",
+        "total = (scores[:, None] + log_probs).ravel()",
+        "total = log_probs.ravel()",
+    ),
+    Mutant(
+        "5.9", "worst first",
+        "best = np.argsort(-total, kind=\"stable\")[:beam_size]",
+        "best = np.argsort(total, kind=\"stable\")[:beam_size]",
+    ),
+    Mutant(
+        "5.9", "ties to the higher index",
+        "best = np.argsort(-total, kind=\"stable\")[:beam_size]",
+        "best = (total.size - 1 - np.argsort(-total[::-1], kind=\"stable\"))[:beam_size]",
+    ),
+    Mutant(
+        "5.9", "beam and token swapped",
+        "    return total[best], beams, tokens\n",
+        "    return total[best], tokens, beams\n",
+    ),
+    # -- 5.10 (bonus) RMSNorm
+    Mutant(
+        "5.10", "LayerNorm's mean subtracted",
+        "        r = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)\n"
+        "        x_hat = x * r\n",
+        "        x = x - np.mean(x, axis=-1, keepdims=True)\n"
+        "        r = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)\n"
+        "        x_hat = x * r\n",
+    ),
+    Mutant(
+        "5.10", "eps outside the square root",
+        "r = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)",
+        "r = 1.0 / (np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) + eps)",
+    ),
+    Mutant(
+        "5.10", "the input gradient without the normalisation term",
+        "grad_x = r * (g_hat - x_hat * np.mean(g_hat * x_hat, axis=-1, keepdims=True))",
+        "grad_x = r * g_hat",
+    ),
+    Mutant(
+        "5.10", "the weight gradient summed over the wrong axis",
+        "grad_w = np.sum(grad * x_hat, axis=tuple(range(grad.ndim - 1)))",
+        "grad_w = np.sum(grad * x_hat, axis=-1)",
+    ),
 ]

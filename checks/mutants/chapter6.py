@@ -144,4 +144,36 @@ MUTANTS = [
         "return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)",
         "return F.conv2d(x, self.weight, self.bias, self.stride)",
     ),
+    # -- 6.8 (bonus) dilation
+    Mutant(
+        "6.8", "kernel spread to d·k, one row and column too many",
+        "spread = (dilation * (kh - 1) + 1, dilation * (kw - 1) + 1)",
+        "spread = (dilation * kh, dilation * kw)",
+    ),
+    Mutant(
+        "6.8", "backward reads the first entries, not the taps",
+        "        return (grad[:, :, ::d, ::d],)\n",
+        "        return (grad[:, :, : grad.shape[2] // d + 1, : grad.shape[3] // d + 1],)\n",
+    ),
+    Mutant(
+        "6.8", "float64 zeros whatever the weight's dtype",
+        "out = np.zeros((c_out, c_in) + spread, dtype=weight.dtype)",
+        "out = np.zeros((c_out, c_in) + spread)",
+    ),
+    # -- 6.9 (bonus) depthwise convolution
+    Mutant(
+        "6.9", "channel 0's kernel for every channel",
+        "conv2d(x[:, c:c + 1], weight[c:c + 1],",
+        "conv2d(x[:, c:c + 1], weight[0:1],",
+    ),
+    Mutant(
+        "6.9", "channel 0's bias for every channel",
+        "None if bias is None else bias[c:c + 1]",
+        "None if bias is None else bias[0:1]",
+    ),
+    Mutant(
+        "6.9", "every kernel over every channel: a full convolution summed",
+        "    return concatenate(channels, axis=1)\n",
+        "    return conv2d(x, concatenate([weight] * x.shape[1], axis=1), bias, stride, padding)\n",
+    ),
 ]

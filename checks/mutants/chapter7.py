@@ -148,4 +148,53 @@ MUTANTS = [
         "fresh = next_id[:, None]",
         "fresh = idx",
     ),
+    # -- 7.7 (bonus) perplexity
+    Mutant(
+        "7.7", "ignored positions counted",
+        "    keep = ids != ignore_index\n    rows, ids = rows[keep], ids[keep]\n",
+        "    ids = np.where(ids == ignore_index, 0, ids)\n",
+    ),
+    Mutant(
+        "7.7", "no shift by the max: nan at 1e4",
+        "    shifted = rows - rows.max(axis=1, keepdims=True)\n",
+        "    shifted = rows\n",
+    ),
+    Mutant(
+        "7.7", "the mean cross-entropy, not its exponential",
+        "return float(np.exp(-log_probs[np.arange(len(ids)), ids].mean()))",
+        "return float(-log_probs[np.arange(len(ids)), ids].mean())",
+    ),
+    Mutant(
+        "7.7", "the exponential taken per position, then averaged",
+        "return float(np.exp(-log_probs[np.arange(len(ids)), ids].mean()))",
+        "return float(np.exp(-log_probs[np.arange(len(ids)), ids]).mean())",
+    ),
+    # -- 7.8 (bonus) repetition penalty
+    Mutant(
+        "7.8", "every logit divided, negative ones made more likely",
+        "penalised = np.where(out > 0, out / penalty, out * penalty)",
+        "penalised = out / penalty",
+    ),
+    Mutant(
+        "7.8", "penalised once per occurrence",
+        "    np.put_along_axis(seen, np.asarray(previous), True, axis=1)\n"
+        "    penalised = np.where(out > 0, out / penalty, out * penalty)\n"
+        "    return np.where(seen, penalised, out).astype(out.dtype)\n",
+        "    for n, row in enumerate(np.asarray(previous)):\n"
+        "        for i in row:\n"
+        "            out[n, i] = out[n, i] / penalty if out[n, i] > 0 else out[n, i] * penalty\n"
+        "    return out\n",
+    ),
+    Mutant(
+        "7.8", "the logits given changed in place",
+        "    out = np.array(logits, copy=True)\n"
+        "    seen = np.zeros(out.shape, dtype=bool)\n"
+        "    np.put_along_axis(seen, np.asarray(previous), True, axis=1)\n"
+        "    penalised = np.where(out > 0, out / penalty, out * penalty)\n"
+        "    return np.where(seen, penalised, out).astype(out.dtype)\n",
+        "    for n, row in enumerate(np.asarray(previous)):\n"
+        "        for i in set(row.tolist()):\n"
+        "            logits[n, i] = logits[n, i] / penalty if logits[n, i] > 0 else logits[n, i] * penalty\n"
+        "    return logits\n",
+    ),
 ]

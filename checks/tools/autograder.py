@@ -9,7 +9,8 @@ The zip holds `setup.sh` (a venv with the course's runtime needs, from PyPI), `r
 and `course/`: the reference checks and the learner files as `make student` writes them.
 `run_autograder` copies `course/` to a fresh folder, puts the submitted `framework/` over its
 learner files, grades it there with the zip's own checks (never the submission's) and writes
-`results/results.json` in Gradescope's format: one test per exercise, the total, the score table.
+`results/results.json` in Gradescope's format: one test per exercise, the total, the score table;
+a bonus exercise is a test worth 0 points, tagged "bonus", so each chapter still totals 100.
 `AUTOGRADER_ROOT` (default /autograder) and `AUTOGRADER_PYTHON` (default the venv setup.sh
 makes) let the selftests run it in a temporary folder.
 """
@@ -215,8 +216,9 @@ def exercise_output(ex: Exercise, result: dict, earned: int) -> str:
     """The verdict, and for an exercise that lost points what the grader tells a learner."""
     from checks.tools import grade
     try:
-        text = grade.verdict(result)
-        if earned < ex.points and result.get("status") != "not_implemented":
+        text = grade.verdict(result, ex.bonus)
+        lost = not grade.passed_all(result) if ex.bonus else earned < ex.points
+        if lost and result.get("status") != "not_implemented":
             text += "\n\n" + grade.details(ex, result)
         return text
     except Exception:  # a result this version of the table does not know how to show
@@ -233,14 +235,19 @@ def results_json(chapters: list[int], report: dict | None, output: str, seconds:
         for ex in CHAPTERS[number].exercises:
             result = graded.get(str(number), {}).get(ex.id)
             if result is None:
-                earned, text = 0, "no result: the grader did not finish (see the output above)"
+                earned, passed = 0, False
+                text = "no result: the grader did not finish (see the output above)"
             else:
                 earned = min(grade.score(ex, result), ex.points)
+                passed = grade.passed_all(result) if ex.bonus else earned == ex.points
                 text = exercise_output(ex, result, earned)
+            # a bonus exercise is a test worth 0 points, tagged: the total stays 100 a chapter
             tests.append({
-                "name": f"{ex.id} {ex.title}", "number": ex.id, "score": float(earned),
-                "max_score": float(ex.points), "status": "passed" if earned == ex.points else "failed",
-                "output": text, "tags": [f"chapter {number}"], "visibility": "visible",
+                "name": f"{ex.id} {ex.title}" + (" (bonus)" if ex.bonus else ""),
+                "number": ex.id, "score": float(earned), "max_score": float(ex.points),
+                "status": "passed" if passed else "failed", "output": text,
+                "tags": [f"chapter {number}"] + (["bonus"] if ex.bonus else []),
+                "visibility": "visible",
             })
     return {
         "score": float(sum(t["score"] for t in tests)),

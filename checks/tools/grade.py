@@ -3,6 +3,9 @@
     python -m checks.tools.grade 1        # one chapter (make check-chapter1)
     python -m checks.tools.grade          # every chapter (make check)
 
+A chapter's score is out of 100; its bonus exercises are shown apart ("100/100, bonus 2/3":
+the bonus exercises that pass every check) and never count toward the 100.
+
 `IMPL` picks the code graded (default: your `framework/`). Exit status 0 only at
 full marks; 130 after Ctrl-C, which prints the table so far.
 """
@@ -31,7 +34,18 @@ def score(ex: Exercise, result: dict) -> int:
     return ex.points * sum(c["passed"] for c in checks) // len(checks)
 
 
-def verdict(result: dict) -> str:
+def passed_all(result: dict) -> bool:
+    """Every check ran and passed: how a bonus exercise counts."""
+    return result["status"] == "ok" and bool(result["checks"]) and all(
+        c["passed"] for c in result["checks"])
+
+
+def verdict(result: dict, bonus: bool = False) -> str:
+    text = _verdict(result)
+    return f"{text} (bonus)" if bonus and text == "not implemented yet" else text
+
+
+def _verdict(result: dict) -> str:
     status = result["status"]
     if status == "not_implemented":
         return "not implemented yet"
@@ -93,8 +107,8 @@ def details(ex: Exercise, result: dict) -> str:
 
 def fails(ex: Exercise, result: dict) -> bool:
     """Written, and wrong: checks that fail, an error or a timeout (not a stub, not blocked)."""
-    return (result["status"] in ("ok", "error", "timeout")
-            and (result["status"] != "ok" or score(ex, result) < ex.points))
+    lost = not passed_all(result) if ex.bonus else score(ex, result) < ex.points
+    return result["status"] in ("ok", "error", "timeout") and (result["status"] != "ok" or lost)
 
 
 def mark_failing_uses(exercises: list[Exercise], results: list[dict],
@@ -145,26 +159,38 @@ def grade_chapter(ch: Chapter, impl: str, profile: str,
         results, stopped = error.results, error
     drop_passed_causes(exercises, results)
     mark_failing_uses(exercises, results, failing_before)
-    earned = 0
+    earned, bonus_passed = 0, 0
     print(f"\nChapter {ch.number}: {ch.title}   (IMPL={impl})")
     print(broken_files(results), end="")
     print(f"  {'exercise':<9}{'title':<40}{'points':>8}  result")
     for ex, result in zip(exercises, results):
         points = score(ex, result)
         earned += points
-        result.update(points=points, possible=ex.points, title=ex.title)
-        print(f"  {ex.id:<9}{ex.title:<40}{points:>4}/{ex.points:<3}  {verdict(result)}")
-    print(f"  {'total':<49}{earned:>4}/100")
+        bonus_passed += ex.bonus and passed_all(result)
+        result.update(points=points, possible=ex.points, title=ex.title, bonus=ex.bonus)
+        column = f"{'bonus':>8}" if ex.bonus else f"{points:>4}/{ex.points:<3}"
+        print(f"  {ex.id:<9}{ex.title:<40}{column}  {verdict(result, ex.bonus)}")
+    print(f"  {'total':<49}{earned:>4}/100{bonus_text(ch, bonus_passed)}")
     if stopped:
         raise stopped
     failing = [
         (ex, r) for ex, r in zip(exercises, results)
-        if r["points"] < ex.points
+        if (not passed_all(r) if ex.bonus else r["points"] < ex.points)
         and r["status"] not in ("not_implemented", "blocked", "import_error")
     ]
     for ex, result in failing:
         print("\n" + details(ex, result))
     return earned, results
+
+
+def bonus_text(ch: Chapter, passed: int) -> str:
+    """", bonus k/n" for a chapter with a bonus track, else nothing."""
+    return f", bonus {passed}/{len(ch.bonus)}" if ch.bonus else ""
+
+
+def bonus_count(ch: Chapter, results: list[dict]) -> int:
+    """How many of the chapter's bonus exercises pass every check."""
+    return sum(ex.bonus and passed_all(r) for ex, r in zip(ch.exercises, results))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,14 +218,18 @@ def main(argv: list[str] | None = None) -> int:
     if len(numbers) > 1:
         print("\nSummary")
         for number in numbers:
-            print(f"  Chapter {number}: {CHAPTERS[number].title:<20}{totals[number]:>4}/100")
+            ch = CHAPTERS[number]
+            print(f"  Chapter {number}: {ch.title:<20}{totals[number]:>4}/100"
+                  + bonus_text(ch, bonus_count(ch, report[number])))
     print(f"\n({time.perf_counter() - start:.1f} s)")
     path = args.json or ROOT / "grades" / (
         f"chapter{numbers[0]}.json" if len(numbers) == 1 else "all.json"
     )
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as file:
-        json.dump({"impl": impl, "chapters": report, "totals": totals}, file, indent=1)
+        bonus = {n: [bonus_count(CHAPTERS[n], report[n]), len(CHAPTERS[n].bonus)] for n in report}
+        json.dump({"impl": impl, "chapters": report, "totals": totals, "bonus": bonus}, file,
+                  indent=1)
     return 0 if all(total == 100 for total in totals.values()) else 1
 
 

@@ -26,7 +26,8 @@ def table() -> str:
             "| --- | --- | ---: | --- | --- |"]
     for ex in EXERCISES:
         files = ", ".join(f"`framework/{name}`" for name in ex.files)
-        rows.append(f"| {ex.id} | {ex.title} | {ex.points} | {files} | "
+        points = "bonus" if ex.bonus else ex.points  # graded apart, worth none of the 100
+        rows.append(f"| {ex.id} | {ex.title} | {points} | {files} | "
                     f"`chapters/{ex.notebook}`, {ex.heading} |")
     return "\n".join(rows)
 
