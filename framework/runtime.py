@@ -14,6 +14,10 @@ two; (768, 128)·(128, 512), the largest product of chapter 7's GPT, 1.1 ms and 
 (2048, 512)·(512, 512) product (537 million multiply-adds) was faster on two (39 ms against
 47). No product in the course is that large, so `SMALL_WORK_THREADS` is 1, and
 `memory.tune()` sets it (`use_small_work_threads()`): an explicit call, as its other settings.
+Switching per product instead, PyTorch's way (all cores for a product of 8 million
+multiply-adds or more, one for the rest, by a call on each side of the product: about 9 µs
+each), made chapter 5's step slower, not faster: 80 to 150 ms against 28 ms on one thread
+(load average 1.8), since the threads woken for a product are asleep again by the next.
 
 `Progress` prints plain lines, which every way of running a notebook keeps (a progress bar
 may not show under nbconvert or nbval): after the first steps, the measured ms/step and the

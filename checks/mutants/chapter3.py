@@ -60,7 +60,7 @@ MUTANTS = [
     ),
     Mutant(
         "3.2", "Linear bias gradient not summed over the batch (first row only)",
-        "grad_b = grad2.sum(axis=0) if ctx.needs_input_grad[2] else None",
+        "grad_b = ones @ grad2 if ctx.needs_input_grad[2] else None",
         "grad_b = grad2[0] if ctx.needs_input_grad[2] else None",
     ),
     Mutant(

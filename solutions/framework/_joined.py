@@ -91,13 +91,20 @@ class JoinedGroup:
 
     def holds(self, params: list[Tensor], states: list[dict]) -> bool:
         """Still the same parameters, shapes and dtypes (`Module.to` changes a parameter's array
-        in place), each state holding just what it was handed."""
-        return (len(params) == len(self.params)
-                and all(p is q and p.data.shape == view.shape and p.data.dtype == view.dtype
-                        for p, q, view in zip(params, self.params, self.param_views))
-                and all(state is own and state.keys() == handed.keys()
-                        and all(state[k] is v for k, v in handed.items())
-                        for state, own, handed in zip(states, self.states, self.handed)))
+        in place), each state holding just what it was handed. (Plain loops, not `all` over
+        generators: this runs at every step, and a generator costs a call per element.)"""
+        if len(params) != len(self.params):
+            return False
+        for p, q, view in zip(params, self.params, self.param_views):
+            if p is not q or p.data.shape != view.shape or p.data.dtype != view.dtype:
+                return False
+        for state, own, handed in zip(states, self.states, self.handed):
+            if state is not own or state.keys() != handed.keys():
+                return False
+            for key, value in handed.items():
+                if state[key] is not value:
+                    return False
+        return True
 
     def step(self, update: Callable[..., None], group: dict) -> None:
         """Gather, one `update` on the flat vectors, scatter the parameters back."""
