@@ -157,7 +157,7 @@ def run(fw, steps: int, warmup: int) -> dict:
     if steps < 5:  # quick mode: a smoke run, untimed, without the floor or PyTorch
         ms, losses = floors.median_ms(trainer(fw), steps, warmup)
         return {"ms_per_step": ms, "losses": losses}
-    steps = max(steps, 60)  # a step is tens of milliseconds: 60 of each take a few seconds
+    steps = max(steps, 60)  # a step is a few milliseconds: 60 of each take under a second
     torch_side = with_torch.torch_side()
     result, floor, torch_result = floors.timed_with_floor_and_torch(
         trainer(fw), w4_floor_step(), torch_side.w4_step() if torch_side else None, steps, warmup,
