@@ -164,7 +164,7 @@ class Clone(Function):
 
 class Gather(Function):
     """c[..., i, ...] = a[..., index[..., i, ...], ...] along `axis` (PyTorch's gather);
-    ∂a receives (+=) each gradient at the place it was picked from."""
+    ∂a receives (+=) each gradient at the place it was picked from: GetItem's rule (2.9)."""
 
     @staticmethod
     def forward(ctx, a, axis, index):
@@ -176,14 +176,14 @@ class Gather(Function):
             )
         places = list(np.indices(index.shape, sparse=True))
         places[axis] = index
-        ctx.shape, ctx.places = a.shape, tuple(places)
-        return a[ctx.places]
+        ctx.shape, ctx.index = a.shape, tuple(places)
+        return a[ctx.index]
 
     @staticmethod
     def backward(ctx, grad):
-        routed = np.zeros(ctx.shape, dtype=grad.dtype)
-        np.add.at(routed, ctx.places, grad)
-        return (routed,)
+        # gather is indexing with one integer array per axis, so its gradient is indexing's:
+        # GetItem's backward (exercise 2.9) reads the same ctx.shape and ctx.index
+        return GetItem.backward(ctx, grad)
 
 
 class Triangle(Function):
