@@ -97,6 +97,7 @@ EXERCISES = [
         "** is one node whose only parent is self, with the rule g · n · aⁿ⁻¹ (a and n captured "
         "as floats); a - b and a / b need no rule of their own: build them from +, * and **. The "
         "section's folded hints go from the idea to the code.",
+        uses=("1.2",),
     ),
     Exercise(
         "1.4", "Exp and log", 10, ("autodiff.py",),
@@ -128,6 +129,7 @@ EXERCISES = [
         "BEFORE node.release(): release empties both. Value.receive_grad: a leaf adds, an "
         "intermediate node keeps this call's gradient. The section's folded hints go from the "
         "idea to the code.",
+        uses=("1.6",),
     ),
     Exercise(
         "1.8", "Abs and softplus on Value", 0, ("autodiff_extra.py",),
@@ -142,7 +144,7 @@ EXERCISES = [
         "1.9 Bonus: gradient descent",
         "Each step: a fresh Value(x) (its grad starts at 0), f(x).backward(), then x - lr * "
         "x.grad as a float; keep every x, the start included (steps + 1 numbers).",
-        bonus=True,
+        uses=("1.2", "1.3", "1.4", "1.6", "1.7"), bonus=True,
     ),
     # -- chapter 2: the tensor engine --------------------------------------------------------
     Exercise(
@@ -166,6 +168,7 @@ EXERCISES = [
         "Each gradient has its input's shape and dtype: the elementwise rule, then unbroadcast to "
         "that input's shape; None where ctx.needs_input_grad says no gradient is needed. The "
         "section's folded hints give the formulas.",
+        uses=("2.2",),
     ),
     Exercise(
         "2.4", "Unary elementwise backward", 10, ("ops.py",),
@@ -204,6 +207,7 @@ EXERCISES = [
         "order: B's (the last) first, then A's (the second-to-last); for vector @ vector the "
         "second-to-last axis does not exist until the last is back (AxisError). The section's "
         "folded hints go from the idea to the NumPy calls.",
+        uses=("2.2",),
     ),
     Exercise(
         "2.9", "Getitem backward", 10, ("shape_ops.py",),
@@ -416,6 +420,7 @@ EXERCISES = [
         "PyTorch's are True = BLOCKED, the op's True = MAY attend, and the padding mask (N, S) "
         "marks KEYS, never queries. The section named below has folded hints, from the idea to "
         "the calls.",
+        uses=("5.3",),
     ),
     Exercise(
         "5.5", "The encoder layer", 10, ("nn/transformer.py",),
@@ -424,6 +429,7 @@ EXERCISES = [
         "result, through its dropout, is ADDED to the unnormalised stream; the padding mask "
         "goes to the self-attention as its key padding mask, src_mask as its attn_mask. The "
         "section named below has folded hints, from the idea to the calls.",
+        uses=("5.2", "5.3", "5.4"),
     ),
     Exercise(
         "5.6", "The decoder layer", 10, ("nn/transformer.py",),
@@ -433,6 +439,7 @@ EXERCISES = [
         "stream and whose keys and values are the encoder's memory (the memory masks), then the "
         "feed-forward. The section named below has folded hints, from the idea to the calls.",
         time_limit=90.0,
+        uses=("5.2", "5.3", "5.4"),
     ),
     Exercise(
         "5.7", "The Transformer and greedy decoding", 10, ("nn/transformer.py",),
@@ -444,6 +451,7 @@ EXERCISES = [
         "(positions, attention, a layer) is that exercise's to fix first. The section named "
         "below has folded hints, from the idea to the calls.",
         time_limit=120.0,
+        uses=("5.2", "5.3", "5.4", "5.5", "5.6"),
     ),
     Exercise(
         "5.8", "The training step", 10, ("nn/transformer.py",),
@@ -454,6 +462,7 @@ EXERCISES = [
         "position of the batch. The section named below has folded hints, from the idea to the "
         "calls.",
         time_limit=120.0,
+        uses=("5.2", "5.3", "5.4", "5.5", "5.6", "5.7"),
     ),
     Exercise(
         "5.9", "One step of beam search", 0, ("nn/beam_search.py",),
@@ -488,6 +497,7 @@ EXERCISES = [
         "numbers in the order of the kernels it is multiplied with (and in which 6.3 reads "
         "them), and the product's rows come out as (n, i, j) and must become (N, C_out, OH, "
         "OW). The section named below has folded hints, from the idea to the calls.",
+        uses=("6.1",),
     ),
     Exercise(
         "6.3", "Weight and bias gradients", 15, ("nn/conv.py",),
@@ -496,6 +506,7 @@ EXERCISES = [
         "output channel, before ∂W₂ = G₂ᵀ · columns, reshaped to (C_out, C_in, kH, kW). The "
         "bias is added at every position of every image: ∂b sums G over images AND positions. "
         "The section named below has folded hints, from the idea to the calls.",
+        uses=("6.1", "6.2"),
     ),
     Exercise(
         "6.4", "Input gradient", 20, ("nn/conv.py",),
@@ -507,6 +518,7 @@ EXERCISES = [
         "einsum loops without BLAS (a learner's CNN trained in 69 s with it, 7.5 s with "
         "tensordot; the notebook allows 120 s). The section named below has folded hints, from "
         "the idea to the calls.",
+        uses=("6.1", "6.2", "6.3"),
     ),
     Exercise(
         "6.5", "Max pooling", 15, ("nn/conv.py",),
@@ -514,6 +526,7 @@ EXERCISES = [
         "Check the winner: ONE per window, the first maximum in row-major order, and the whole "
         "gradient of that window goes to it; overlapping windows add their shares (the provided "
         "fold does). The section named below has folded hints, from the idea to the calls.",
+        uses=("6.1",),
     ),
     Exercise(
         "6.6", "Average pooling", 10, ("nn/conv.py",),
@@ -521,6 +534,7 @@ EXERCISES = [
         "Check the share: every pixel of a window receives G / (kH·kW) of it, and a pixel in "
         "several windows the sum of their shares (the provided fold adds them up). The section "
         "named below has folded hints, from the idea to the calls.",
+        uses=("6.1",),
     ),
     Exercise(
         "6.7", "The Conv2d layer", 10, ("nn/modules.py",),
@@ -529,6 +543,7 @@ EXERCISES = [
         "with a = √5 FIRST, then the bias (out,) from the shared generator, uniform in "
         "±1/√(in·kH·kW); no bias parameter when bias=False; forward uses the layer's stride and "
         "padding. The section named below has folded hints, from the idea to the calls.",
+        uses=("6.1", "6.2", "6.5"),
     ),
     Exercise(
         "6.8", "Dilated convolution", 0, ("nn/conv_variants.py",),
@@ -537,7 +552,7 @@ EXERCISES = [
         "dtype, the weight written at every d-th place ([:, :, ::d, ::d]); the backward reads "
         "the gradient at those same places. conv2d of the dilated kernel is the dilated "
         "convolution.",
-        bonus=True,
+        uses=("6.1", "6.2"), bonus=True,
     ),
     Exercise(
         "6.9", "Depthwise convolution", 0, ("nn/conv_variants.py",),
@@ -545,7 +560,7 @@ EXERCISES = [
         "Channel by channel: conv2d(x[:, c:c+1], weight[c:c+1], bias[c:c+1] or None, stride, "
         "padding) for each c, then concatenate along axis 1. Slicing with c:c+1 keeps the axis; "
         "the ops it is built of give the gradient.",
-        bonus=True,
+        uses=("6.1", "6.2", "6.3", "6.4"), bonus=True,
     ),
     # -- chapter 7: a character-level GPT with a key-value cache (issue 22) ---------------------
     Exercise(
@@ -581,6 +596,7 @@ EXERCISES = [
         "embedding's weight transposed. The loss is the mean over all N·T positions, in nats; "
         "bits = nats / ln 2. The section named below has folded hints, from the idea to the "
         "calls.",
+        uses=("7.3",),
     ),
     Exercise(
         "7.5", "Sampling", 15, ("nn/gpt.py",),
@@ -600,6 +616,7 @@ EXERCISES = [
         "block_size ids every step). The section named below has folded hints, from the idea to "
         "the calls.",
         time_limit=120.0,
+        uses=("7.3", "7.4", "7.5"),
     ),
     Exercise(
         "7.7", "Perplexity", 0, ("nn/text_metrics.py",),

@@ -5,7 +5,10 @@
 For each exercise k, on temporary copies of the reference:
 - k's regions stubbed: every one of k's checks must fail;
 - k's regions returning random values of the right shape: k's checks must fail;
-- each hand-written mutant of k (checks/mutants/chapterN.py): a check of k must fail.
+- each hand-written mutant of k (checks/mutants/chapterN.py): a check of k must fail;
+- with k returning random values, each later exercise j of k's chapter fails exactly when
+  j lists k in `uses=` (checks/exercises.py), so the grader's "fix k first" is never missing
+  and never wrong.
 Prints the table of mutant → killing check; exit status 0 only if all hold.
 """
 
@@ -63,6 +66,17 @@ def verdict(kind: str, result: dict) -> tuple[bool, str]:
     return False, f"SURVIVED ({result['status']}: {result.get('message', '')[:200]})"
 
 
+def uses_problem(user: Exercise, used: str, result: dict) -> str:
+    """'' if `user` fails with `used` returning random values exactly when it lists `used`."""
+    failed = result["status"] != "ok" or not all(c["passed"] for c in result["checks"])
+    if failed == (used in user.uses):
+        return ""
+    if failed:
+        return (f"✗ {user.id} fails when {used} returns random values, but its uses= does "
+                f"not list {used}: the grader would show {user.id}'s hint, not 'fix {used} first'")
+    return f"✗ {user.id} lists {used} in uses=, yet passes when {used} returns random values"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chapters", nargs="*", type=int)
@@ -75,8 +89,11 @@ def main(argv: list[str] | None = None) -> int:
             only = {ex.id}
             cases.append((ex, "stub", "stubbed", copy_reference(
                 lambda rel, text, only=only: rewrite(text, stub, only))))
-            cases.append((ex, "random", "random output", copy_reference(
-                lambda rel, text, only=only: rewrite(text, randomize_outputs, only))))
+            randomized = copy_reference(
+                lambda rel, text, only=only: rewrite(text, randomize_outputs, only))
+            cases.append((ex, "random", "random output", randomized))
+            later = CHAPTERS[number].exercises[CHAPTERS[number].exercises.index(ex) + 1:]
+            cases += [(user, "uses", ex.id, randomized) for user in later]
         for mutant in hand_written(number):
             ex = next(e for e in CHAPTERS[number].exercises if e.id == mutant.exercise)
             cases.append((ex, "mutant", mutant.name, mutated_reference(mutant)))
@@ -92,6 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     failures = 0
     print(f"{'exercise':<9}{'variant':<52}result")
     for (ex, kind, name, _), result in zip(cases, results):
+        if kind == "uses":
+            problem = uses_problem(ex, name, result)
+            if problem:
+                failures += 1
+                print(problem)
+            continue
         ok, text = verdict(kind, result)
         failures += not ok
         print(f"{ex.id:<9}{name[:50]:<52}{'' if ok else '✗ '}{text}")
@@ -100,8 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"✗ exercise {ex.id} has no hand-written mutant")
             failures += 1
     mutants = sum(kind == "mutant" for _, kind, _, _ in cases)
-    print(f"\n{len(cases)} variants ({mutants} hand-written mutants), {failures} problem(s), "
-          f"{time.perf_counter() - start:.0f} s")
+    pairs = sum(kind == "uses" for _, kind, _, _ in cases)
+    print(f"\n{len(cases) - pairs} variants ({mutants} hand-written mutants), {pairs} pairs for "
+          f"uses=, {failures} problem(s), {time.perf_counter() - start:.0f} s")
     return 1 if failures else 0
 
 
