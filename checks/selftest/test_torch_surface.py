@@ -441,6 +441,13 @@ F32, I64 = np.array([1.0, 2.0], np.float32), np.array([1, 2], np.int64)
     ("float32 * np.float64 scalar", lambda: Tensor(F32) * np.float64(0.5), np.float32),
     ("float64 + int64", lambda: Tensor(F32.astype(np.float64)) + Tensor(I64), np.float64),
     ("float32 ** int64", lambda: Tensor(F32) ** Tensor(I64), np.float32),
+    ("float32 * 0-d float64", lambda: Tensor(F32) * Tensor(np.array(2.0)), np.float32),
+    ("0-d float64 + float32", lambda: Tensor(np.array(2.0)) + Tensor(F32), np.float32),
+    ("int32 * 0-d int64", lambda: Tensor(I64.astype(np.int32)) * Tensor(np.array(2)), np.int32),
+    ("uint8 - 0-d int64", lambda: Tensor(I64.astype(np.uint8)) - Tensor(np.array(1)), np.uint8),
+    ("bool * 0-d int64", lambda: Tensor(np.array([True, False])) * Tensor(np.array(2)), np.int64),
+    ("int32 * 0-d float64", lambda: Tensor(I64.astype(np.int32)) * Tensor(np.array(2.5)), np.float64),
+    ("0-d float32 * 0-d float64", lambda: Tensor(np.float32(2)) * Tensor(np.array(3.0)), np.float64),
 ])
 def test_mixed_arithmetic_gives_pytorchs_dtype(name, make, dtype):
     assert make().dtype == dtype, name
@@ -450,6 +457,17 @@ def test_a_float32_gradient_stays_float32_against_an_integer_operand():
     w = Tensor(F32, requires_grad=True)
     (w * Tensor(I64)).sum().backward()
     assert w.grad.dtype == np.float32 and np.array_equal(w.grad, [1.0, 2.0])
+
+
+def test_a_0d_float64_operand_of_a_float32_product_gets_a_float64_gradient():
+    """PyTorch computes in float32 and hands the 0-d operand its gradient in its own dtype."""
+    scale = Tensor(np.array(2.0), requires_grad=True)
+    w = Tensor(F32, requires_grad=True)
+    out = w * scale
+    out.sum().backward()
+    assert out.dtype == np.float32 and w.grad.dtype == np.float32
+    assert scale.grad.dtype == np.float64 and scale.grad == 3.0
+    np.testing.assert_array_equal(w.grad, [2.0, 2.0])
 
 
 def test_the_arithmetic_methods_promote_as_the_operators():

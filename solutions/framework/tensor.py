@@ -56,7 +56,12 @@ def _kind(x) -> str | None:
 
 
 def _cast(x, dtype):
-    return Tensor._make(x.data.astype(dtype)) if isinstance(x, Tensor) else x.astype(dtype)
+    """x as `dtype`; a tensor through `Cast`, so its gradient comes back in its own dtype."""
+    return Cast.apply(x, dtype) if isinstance(x, Tensor) else x.astype(dtype)
+
+
+#: PyTorch's categories of dtype kinds: a 0-d operand widens no dimensioned one of its category.
+_CATEGORY = {"b": "bool", "i": "integer", "u": "integer", "f": "floating"}
 
 
 def _promoted(a, b, divide: bool = False) -> tuple:
@@ -64,10 +69,16 @@ def _promoted(a, b, divide: bool = False) -> tuple:
     an integer or bool operand of a floating one takes its dtype (NumPy: float32 with int64 is
     float64), an integer one with a Python float becomes float32 (NumPy: float64), and so do
     both integer operands of a division. A NumPy scalar counts as a Python number, as in
-    PyTorch."""
+    PyTorch. A 0-d operand with a dimensioned one of the same category (floating, integer)
+    takes the dimensioned one's dtype (NumPy: float32 with a 0-d float64 is float64)."""
     a = a.item() if isinstance(a, np.generic) else a
     b = b.item() if isinstance(b, np.generic) else b
     ka, kb = _kind(a), _kind(b)
+    if _CATEGORY.get(ka, ka) == _CATEGORY.get(kb, kb) in ("integer", "floating"):
+        if a.ndim == 0 < b.ndim and a.dtype != b.dtype:
+            a = _cast(a, b.dtype)
+        elif b.ndim == 0 < a.ndim and a.dtype != b.dtype:
+            b = _cast(b, a.dtype)
     whole = ("b", "i", "u")
     if ka == "f" and kb in whole:
         return a, _cast(b, a.dtype)
