@@ -23,6 +23,7 @@ from pathlib import Path
 
 from checks.exercises import CHAPTERS, Exercise
 from checks.mutants import Mutant, hand_written
+from checks.tools.grade import passed_all
 from checks.tools.processes import run_many
 from checks.tools.regions import python_files, randomize_outputs, rewrite, stub
 from checks.tools.student import REFERENCE
@@ -68,7 +69,7 @@ def verdict(kind: str, result: dict) -> tuple[bool, str]:
 
 def uses_problem(user: Exercise, used: str, result: dict) -> str:
     """'' if `user` fails with `used` returning random values exactly when it lists `used`."""
-    failed = result["status"] != "ok" or not all(c["passed"] for c in result["checks"])
+    failed = not passed_all(result)
     if failed == (used in user.uses):
         return ""
     if failed:
@@ -85,15 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     cases: list[tuple[Exercise, str, str, Path]] = []
     for number in numbers:
-        for ex in CHAPTERS[number].exercises:
+        exercises = CHAPTERS[number].exercises
+        for position, ex in enumerate(exercises):
             only = {ex.id}
             cases.append((ex, "stub", "stubbed", copy_reference(
                 lambda rel, text, only=only: rewrite(text, stub, only))))
             randomized = copy_reference(
                 lambda rel, text, only=only: rewrite(text, randomize_outputs, only))
             cases.append((ex, "random", "random output", randomized))
-            later = CHAPTERS[number].exercises[CHAPTERS[number].exercises.index(ex) + 1:]
-            cases += [(user, "uses", ex.id, randomized) for user in later]
+            cases += [(user, "uses", ex.id, randomized) for user in exercises[position + 1:]]
         for mutant in hand_written(number):
             ex = next(e for e in CHAPTERS[number].exercises if e.id == mutant.exercise)
             cases.append((ex, "mutant", mutant.name, mutated_reference(mutant)))
