@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -456,7 +459,7 @@ def test_sum_mean_and_indexing_along_negative_axes_match_numpy(shape, data):
 def grad_enabled_again():
     """A no_grad bug fails its own test only: each test ends with recording switched back on."""
     yield
-    autodiff._grad_enabled = True
+    autodiff._grad_state.enabled = True
 
 
 def grad_recorded() -> bool:
@@ -508,6 +511,57 @@ def test_no_grad_as_a_decorator_restores_the_setting_and_keeps_the_function_name
         double(Tensor([1.0]))
         assert not fw.is_grad_enabled()
     assert fw.is_grad_enabled()
+
+
+def in_a_thread(function):
+    """function() run in a new thread; what it returned (or raised, raised here)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(function).result()
+
+
+def test_no_grad_in_one_thread_leaves_another_thread_recording():
+    with fw.no_grad():
+        assert in_a_thread(lambda: fw.is_grad_enabled() and grad_recorded())
+        assert not grad_recorded()
+
+
+def test_no_grad_in_another_thread_leaves_this_thread_recording():
+    def evaluate():
+        with fw.no_grad():
+            time.sleep(0.05)  # this thread checks while the other is still inside
+            return not grad_recorded()
+
+    with ThreadPoolExecutor(1) as pool:
+        inside = pool.submit(evaluate)
+        time.sleep(0.01)
+        assert fw.is_grad_enabled() and grad_recorded()
+        assert inside.result()
+
+
+def test_a_no_grad_function_left_by_two_threads_in_either_order_restores_each_setting():
+    """Each call of a decorated function restores its own thread's setting, not the last
+    entry's: thread 1 (recording) enters, thread 2 (not recording) enters, thread 1 leaves."""
+    entered, left_first = threading.Barrier(2), threading.Event()
+
+    @fw.no_grad()
+    def inside(leave_first: bool):
+        entered.wait(timeout=5)
+        if not leave_first:
+            left_first.wait(timeout=5)
+
+    def first():
+        inside(True)
+        left_first.set()
+        return fw.is_grad_enabled()
+
+    def second():
+        with fw.set_grad_enabled(False):
+            inside(False)
+            return fw.is_grad_enabled()
+
+    with ThreadPoolExecutor(2) as pool:
+        recording, second_setting = pool.submit(first), pool.submit(second)
+        assert recording.result() is True and second_setting.result() is False
 
 
 def small_transformer(dropout=0.0):

@@ -24,11 +24,21 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from collections.abc import Callable
 from numbers import Real
 from typing import Any, Protocol, runtime_checkable
 
-_grad_enabled = True
+
+class _GradState(threading.local):
+    """Whether ops record graphs: one setting per thread, as in PyTorch, so `no_grad` in
+    one thread (say, one that evaluates) leaves another recording, and a new thread starts
+    recording."""
+
+    enabled = True
+
+
+_grad_state = _GradState()
 
 
 class _GradMode:
@@ -44,18 +54,16 @@ class _GradMode:
         self._previous: list[bool] = []  # a stack: one entry per entry not yet left
 
     def __enter__(self) -> None:
-        global _grad_enabled
-        self._previous.append(_grad_enabled)
-        _grad_enabled = self.mode
+        self._previous.append(_grad_state.enabled)
+        _grad_state.enabled = self.mode
 
     def __exit__(self, *exc_info: object) -> None:
-        global _grad_enabled
-        _grad_enabled = self._previous.pop()
+        _grad_state.enabled = self._previous.pop()
 
     def __call__(self, function: Callable) -> Callable:
         @functools.wraps(function)
         def wrapper(*args, **kwargs):
-            with self:
+            with type(self)():  # a fresh stack per call: threads may call it at once
                 return function(*args, **kwargs)
 
         return wrapper
@@ -91,7 +99,7 @@ class set_grad_enabled(_GradMode):
 
 def is_grad_enabled() -> bool:
     """True unless inside `no_grad()` (or after `set_grad_enabled(False)`)."""
-    return _grad_enabled
+    return _grad_state.enabled
 
 
 @runtime_checkable
@@ -229,7 +237,7 @@ class Value:
     ) -> None:
         self.data = data
         self.grad = 0.0
-        if _grad_enabled:
+        if _grad_state.enabled:
             self.parents = parents
             self.grad_fn = grad_fn
         else:
