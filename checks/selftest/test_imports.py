@@ -73,6 +73,20 @@ def test_chapter_5_layers_are_reachable_from_nn():
     assert done.returncode == 0, done.stderr
 
 
+def test_an_op_applied_before_tensor_py_is_loaded_says_what_to_import():
+    """A fresh kernel's first line may be `from framework.ops import Add`: tensor.py, which
+    tells Function its tensor class, has not run, and function.py may not import it (a cycle)."""
+    code = ("import numpy as np; from framework.ops import Add; Add.apply(np.ones(2), np.ones(2))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=FOLDER, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode != 0 and "RuntimeError: Function.apply" in done.stderr, done.stderr
+    assert "import framework.tensor" in done.stderr
+    then = code.replace("import Add;", "import Add; import framework.tensor;")
+    done = subprocess.run([sys.executable, "-c", then], cwd=FOLDER, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
 PACKAGE_AS_BEFORE = """
 import framework
 import framework.nn.modules  # loads tensor.py first, by another route than framework.tensor

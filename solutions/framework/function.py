@@ -83,7 +83,7 @@ def _unbroadcast_hint(grad_shape: Shape, shape: Shape) -> str:
 
 def unwrap(x):
     """`x.data` for a Tensor, anything else as it is: for code that takes a tensor or an array."""
-    return x.data if isinstance(x, Function.tensor_type) else x
+    return x.data if isinstance(x, _tensor_type()) else x
 
 
 class BackwardNode:
@@ -137,9 +137,10 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs) -> Tensor:
-        tensor_type = Function.tensor_type
+        tensor_type = _tensor_type()
         ctx = Context()
-        out = cls.forward(ctx, *[unwrap(a) for a in args], **kwargs)
+        out = cls.forward(ctx, *[a.data if isinstance(a, tensor_type) else a for a in args],
+                          **kwargs)
         needs = [isinstance(a, tensor_type) and a.requires_grad for a in args]
         if True not in needs or not autodiff.is_grad_enabled():
             return tensor_type._make(out)
@@ -150,6 +151,18 @@ class Function:
         shapes = tuple([p.data.shape for p in parents])
         node = BackwardNode(cls, ctx, positions, shapes)
         return tensor_type._make(out, parents, node, cls.__name__.lower())
+
+
+def _tensor_type() -> type:
+    """`Function.tensor_type`, which tensor.py sets as it loads; an op used before that (after
+    `from framework.ops import Add` in a fresh kernel) has no tensor class to return."""
+    try:
+        return Function.tensor_type
+    except AttributeError:
+        raise RuntimeError(
+            "Function.apply: framework/tensor.py is not loaded yet, so there is no Tensor "
+            "class to return; run `import framework.tensor` (or use framework.Tensor) first"
+        ) from None
 
 
 def _shape(x) -> Shape:
