@@ -139,8 +139,7 @@ class Function:
     def apply(cls, *args, **kwargs) -> Tensor:
         tensor_type = _tensor_type()
         ctx = Context()
-        out = cls.forward(ctx, *[a.data if isinstance(a, tensor_type) else a for a in args],
-                          **kwargs)
+        out = cls.forward(ctx, *[unwrap(a) for a in args], **kwargs)
         needs = [isinstance(a, tensor_type) and a.requires_grad for a in args]
         if True not in needs or not autodiff.is_grad_enabled():
             return tensor_type._make(out)
