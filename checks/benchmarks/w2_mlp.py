@@ -38,6 +38,14 @@ def trainer(fw):
     return adam_trainer(fw, make_model(fw), *floors.w2_data())
 
 
+def split_batch(fw, model, processes: int | None = None):
+    """`model` in `nn.DataParallel` on `processes` processes, by default one per thread given
+    (each of the framework's ops uses one core); the model itself for one. W2 does not use it:
+    its step is too small to pay for the round trips."""
+    processes = floors.threads() if processes is None else processes
+    return submodule(fw, "nn").DataParallel(model, processes) if processes > 1 else model
+
+
 def adam_trainer(fw, model, X, y):
     """A full-batch step of `model` on (X, y): cross-entropy, backward, Adam with W2's settings
     (W4 takes the same), as a closure returning the loss."""

@@ -7,7 +7,7 @@ import os
 import tracemalloc
 
 from checks.benchmarks import floors, with_torch
-from checks.benchmarks.w2_mlp import submodule
+from checks.benchmarks.w2_mlp import split_batch, submodule
 
 MEMORY_STEPS = 200
 
@@ -36,10 +36,12 @@ def make_model(fw):
     return model
 
 
-def trainer(fw, steps: int):
-    """W3's training step of the framework as a closure returning the loss, for `steps` batches."""
+def trainer(fw, steps: int, processes: int | None = None):
+    """W3's training step of the framework as a closure returning the loss, for `steps` batches;
+    the batch split across `processes` as `split_batch` says."""
     functional, optim = submodule(fw, "nn.functional"), submodule(fw, "optim")
     model = make_model(fw)
+    forward = split_batch(fw, model, processes)
     optimizer = optim.Adam(model.parameters(), lr=floors.W3_LR, betas=floors.W3_BETAS,
                            eps=floors.W3_EPS, foreach=True)
     batches = iter(floors.w3_batches(steps))
@@ -47,7 +49,7 @@ def trainer(fw, steps: int):
     def step() -> float:
         src, tgt_in, tgt_out = next(batches)
         optimizer.zero_grad()
-        logits = model(fw.Tensor(src), fw.Tensor(tgt_in))
+        logits = forward(fw.Tensor(src), fw.Tensor(tgt_in))
         loss = functional.cross_entropy(logits.reshape(-1, floors.VOCAB), fw.Tensor(tgt_out.ravel()))
         loss.backward()
         optimizer.step()
@@ -86,7 +88,7 @@ def memory_run(fw, steps: int = MEMORY_STEPS, window: int = 50) -> dict:
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        step = trainer(fw, steps)
+        step = trainer(fw, steps, processes=1)  # tracemalloc sees this process only
         peak, held, window_peak, resident = 0, {}, {}, {}
         for i in range(1, steps + 1):
             if i == steps - window + 1:

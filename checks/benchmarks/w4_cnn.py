@@ -16,7 +16,7 @@ import numpy as np
 
 from checks.benchmarks import floors, with_torch
 from checks.benchmarks.floors import W4_CONVS, W4_LINEAR, w4_data, w4_parameters
-from checks.benchmarks.w2_mlp import adam_trainer, load_weights, submodule
+from checks.benchmarks.w2_mlp import adam_trainer, load_weights, split_batch, submodule
 
 
 class W4Floor:
@@ -149,7 +149,7 @@ def make_model(fw):
 
 def trainer(fw):
     """One W4 training step of the framework as a closure returning the loss."""
-    return adam_trainer(fw, make_model(fw), *w4_data())
+    return adam_trainer(fw, split_batch(fw, make_model(fw)), *w4_data())
 
 
 def run(fw, steps: int, warmup: int) -> dict:

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from checks.benchmarks import floors, with_torch
-from checks.benchmarks.w2_mlp import submodule
+from checks.benchmarks.w2_mlp import split_batch, submodule
 
 BATCH, CONTEXT, LAYERS, HEADS, WIDTH = 12, 64, 4, 4, 128
 GENERATED = 256
@@ -38,15 +38,23 @@ def make_model(fw, vocab_size: int, context: int = CONTEXT):
 
 
 def trainer(fw, model, batches):
-    """One step of the framework as a closure returning the loss."""
-    optim = submodule(fw, "optim")
+    """One step of the framework as a closure returning the loss: `model.loss`, or with the
+    batch split (`split_batch`) the same cross-entropy of the split model's logits."""
+    optim, functional = submodule(fw, "optim"), submodule(fw, "nn.functional")
     optimizer = optim.AdamW(model.parameters(), lr=LR, betas=BETAS, weight_decay=WEIGHT_DECAY)
     batches = iter(batches)
+    forward = split_batch(fw, model)
+
+    def loss_of(x, y):
+        if forward is model:
+            return model.loss(x, y)
+        return functional.cross_entropy(forward(x).reshape(-1, model.vocab_size),
+                                        np.asarray(y).reshape(-1))
 
     def step() -> float:
         x, y = next(batches)
         optimizer.zero_grad()
-        loss = model.loss(x, y)
+        loss = loss_of(x, y)
         loss.backward()
         optim.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()

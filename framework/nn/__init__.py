@@ -5,8 +5,9 @@ Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, con
 `functional_transformer.py` (its functions, exported by `functional`); chapter 6 `conv.py`
 (and `Conv2d` in `modules.py`); chapter 7 `gpt.py`. Provided: `loss.py` (the loss modules, over
 `functional`'s losses), chapter 5's generic layers where `torch.nn` keeps them
-(`normalization.py`: `LayerNorm`, `dropout.py`: `Dropout`, `sparse.py`: `Embedding`) and
-`utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`).
+(`normalization.py`: `LayerNorm`, `dropout.py`: `Dropout`, `sparse.py`: `Embedding`),
+`utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`) and `parallel.py`
+(`DataParallel`: the batch split across processes).
 This file only says where each name lives; a name loads its file when it is first used, so
 chapter 5's transformer.py does not have to import for chapter 3's layers to work. Every
 module imports its neighbours directly.
@@ -25,6 +26,7 @@ __all__, __getattr__, __dir__ = attach(
         "modules": ["GELU", "AvgPool2d", "Conv2d", "Flatten", "Linear", "MaxPool2d", "Module",
                     "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh"],
         "normalization": ["LayerNorm"],
+        "parallel": ["DataParallel"],
         "serialization": ["load", "save"],
         "sparse": ["Embedding"],
         "transformer": ["PositionalEncoding", "Transformer", "TransformerDecoder",

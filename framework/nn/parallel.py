@@ -1,0 +1,271 @@
+"""`DataParallel`: a module's batch split between this process and worker processes (provided).
+
+PyTorch spreads each op over the cores (intra-op parallelism); each of the framework's ops is
+one NumPy call on one core. Threads do not help: NumPy lets go of Python's global lock inside
+its loops, but the course's ops are many short calls, and a thread spends the time between
+them waiting for the lock (measured in checks/benchmarks/README.md: W3 no faster with two).
+Processes have a lock each. So, as PyTorch's DistributedDataParallel on CPUs: each process
+holds a copy of the model, computes its share of the batch, and the parameters' gradients are
+summed. The API is `torch.nn.DataParallel`'s: one program, the split hidden in a module.
+
+Contract. `DataParallel(module, processes)` is a `Module` whose forward takes what `module`'s
+does and returns what it returns: one tensor with the batch on axis 0. Every tensor or array
+argument (keyword ones too) whose first axis has the batch's length (that of the first such
+positional argument) is cut into `processes` contiguous chunks along that axis, the larger
+first; every other argument goes whole to every chunk. This process runs the first chunk,
+each worker another, at the same time; the outputs are concatenated in order. Backward runs
+each chunk's graph in its own process; the module's parameters receive their gradients summed
+over the chunks, the inputs that require grad theirs cut back together. The result is the
+unsplit module's up to rounding (the order of a sum), provided `module` treats each row of
+the batch on its own: no statistics over the batch (PyTorch's DataParallel has the same
+condition). Each forward sends the workers the parameters' current values and
+`requires_grad`, each submodule's `training` flag, the grad mode, and a seed drawn from the
+framework's generator (so dropout differs between chunks, and a seeded run repeats); buffers
+are the workers' copies from when they started, at the first forward. An error in a worker
+is raised here with the worker's traceback. Workers start with `fork` (Linux, macOS); where
+there is none (Windows) the module runs unsplit, with a warning.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import traceback
+import warnings
+import weakref
+
+import numpy as np
+
+from ..autodiff import is_grad_enabled, set_grad_enabled
+from ..autograd import grad as gradients_of
+from ..generator import default_generator, manual_seed
+from ..tensor import Tensor
+from .modules import Module
+
+_ours: weakref.WeakSet = weakref.WeakSet()  # this process's end of each worker's pipe
+
+
+def spans(length: int, parts: int) -> list[tuple[int, int]]:
+    """[start, stop) of `parts` contiguous chunks of `length` rows, the larger ones first."""
+    stops = list(itertools.accumulate(length // parts + (p < length % parts) for p in range(parts)))
+    return list(zip([0, *stops[:-1]], stops))
+
+
+class DataParallel(Module):
+    """`module` on `processes` chunks of the batch at once (see this file's docstring)."""
+
+    def __init__(self, module: Module, processes: int | None = None) -> None:
+        super().__init__()
+        processes = (os.cpu_count() or 1) if processes is None else processes
+        if not isinstance(processes, int) or processes < 1:
+            raise ValueError(f"DataParallel: processes must be a positive int, got {processes!r}")
+        self.module, self.processes = module, processes
+        object.__setattr__(self, "_workers", [])  # started at the first split forward
+
+    def forward(self, *args, **kwargs):
+        batch = next((len(a) for a in args if isinstance(a, (Tensor, np.ndarray)) and a.ndim), 0)
+        parts = min(self.processes, batch)
+        if parts < 2 or not self._start(parts - 1):
+            return self.module(*args, **kwargs)
+        pieces = spans(batch, parts)
+        chunks = [([_cut(a, batch, span) for a in args],
+                   {k: _cut(v, batch, span) for k, v in kwargs.items()}) for span in pieces]
+        recording = is_grad_enabled()
+        state = self._state(recording)
+        for worker, (chunk_args, chunk_kwargs) in zip(self._workers, chunks[1:]):
+            worker.forward(state, int(default_generator().integers(2**63)), chunk_args,
+                           chunk_kwargs)
+        try:
+            here = _run(self.module, *chunks[0])
+        finally:  # every worker answers, whatever happened here, so the next request is theirs
+            answers = [worker.answer() for worker in self._workers[:parts - 1]]
+        _check_output(self.module, here)
+        there = _results(answers)
+        data = np.concatenate([here.data, *there])
+        parameters = [p for p in self.module.parameters() if p.requires_grad]
+        inputs = [a for a in args if isinstance(a, Tensor) and a.requires_grad and a.ndim
+                  and len(a) == batch]
+        if not recording or not (parameters or inputs):
+            return Tensor._make(data)
+        rule = _GatheredBackward(here, chunks[0][0], self._workers[:parts - 1], parameters, pieces)
+        return Tensor._make(data, (*parameters, *inputs), rule, "dataparallel")
+
+    def _start(self, count: int) -> bool:
+        """Start workers until there are `count`; False where this platform cannot fork."""
+        if "fork" not in multiprocessing.get_all_start_methods():
+            warnings.warn("DataParallel: this platform cannot fork a worker process; the "
+                          "module runs unsplit, in this process", RuntimeWarning, stacklevel=3)
+            return False
+        while len(self._workers) < count:
+            self._workers.append(_Worker(self.module))
+        return True
+
+    def _state(self, recording: bool) -> tuple:
+        """What a worker's copy needs to compute as this module would now."""
+        parameters = [(p.data, p.requires_grad) for p in self.module.parameters()]
+        return parameters, [m.training for m in self.module.modules()], recording
+
+
+def _cut(value, batch: int, span: tuple[int, int]):
+    """A chunk's share of one argument: rows `span` of a batch-long tensor (kept a Tensor, with
+    its requires_grad) or array, anything else whole."""
+    if isinstance(value, (Tensor, np.ndarray)) and value.ndim and len(value) == batch:
+        if isinstance(value, Tensor):
+            return Tensor(value.data[span[0]:span[1]], requires_grad=value.requires_grad)
+        return value[span[0]:span[1]]
+    if isinstance(value, Tensor):
+        if value.requires_grad:
+            raise ValueError(
+                f"DataParallel: an argument of shape {value.shape} requires grad but has no "
+                f"batch axis of length {batch}: its gradient would come from one chunk only; "
+                "make it a parameter of the module instead"
+            )
+        return Tensor(value.data)  # its values only: a worker gets no graph through the pipe
+    return value
+
+
+def _run(module: Module, args: list, kwargs: dict):
+    return module(*args, **kwargs)
+
+
+def _check_output(module: Module, out) -> None:
+    if not isinstance(out, Tensor) or out.ndim == 0:
+        raise TypeError(
+            f"DataParallel: {type(module).__name__}.forward returned "
+            f"{'a 0-d tensor' if isinstance(out, Tensor) else type(out).__name__}; it must "
+            "return one tensor with the batch on axis 0 (compute the loss after it)"
+        )
+
+
+class _GatheredBackward:
+    """The concatenated output's rule: each chunk's graph walked in its own process, the
+    parameters' gradients summed over the chunks, the inputs' cut back together."""
+
+    def __init__(self, output: Tensor, chunk_args: list, workers: list, parameters: list,
+                 pieces: list):
+        self.output, self.workers, self.parameters, self.pieces = output, workers, parameters, pieces
+        self.leaves = [a for a in chunk_args if isinstance(a, Tensor) and a.requires_grad]
+        self.keys = [worker.last_key for worker in workers]
+        for worker, key in zip(workers, self.keys):  # the worker may drop it once this is gone
+            weakref.finalize(self, worker.freed.append, key)
+
+    def __call__(self, grad: np.ndarray) -> tuple:
+        for worker, key, (start, stop) in zip(self.workers, self.keys, self.pieces[1:]):
+            worker.backward(key, grad[start:stop])
+        start, stop = self.pieces[0]
+        try:
+            # the graph stays: a walk with retain_graph=True may call this rule again; it goes
+            # with this rule, which the walk drops when it releases the output
+            here = gradients_of(self.output, [*self.parameters, *self.leaves],
+                                Tensor._make(grad[start:stop]), retain_graph=True,
+                                allow_unused=True)
+            here = [None if g is None else g.data for g in here]
+        finally:
+            answers = [worker.answer() for worker in self.workers]
+        there = _results(answers)
+        count = len(self.parameters)
+        shares = []
+        for k in range(count):
+            found = [g[k] for g in (here, *there) if g[k] is not None]
+            shares.append(sum(found[1:], found[0]) if found else None)
+        for k in range(count, len(here)):
+            rows = [g[k] for g in (here, *there)]
+            shares.append(np.concatenate([
+                np.zeros((stop - start, *self.leaves[k - count].shape[1:]),
+                         self.leaves[k - count].dtype) if r is None else r
+                for r, (start, stop) in zip(rows, self.pieces)]))
+        return tuple(shares)
+
+
+class _Worker:
+    """This side of one worker process: requests go down a pipe, one answer comes back each."""
+
+    def __init__(self, module: Module) -> None:
+        context = multiprocessing.get_context("fork")
+        self.connection, theirs = context.Pipe()
+        _ours.add(self.connection)
+        self.process = context.Process(target=_serve, args=(module, theirs), daemon=True,
+                                       name="DataParallel worker")
+        self.process.start()
+        theirs.close()
+        self.keys, self.last_key, self.freed = itertools.count(), None, []
+        weakref.finalize(self, _stop, self.connection, self.process)
+
+    def forward(self, state: tuple, seed: int, args: list, kwargs: dict) -> None:
+        self.last_key, freed = next(self.keys), self.freed[:]
+        del self.freed[:len(freed)]
+        self.connection.send(("forward", self.last_key, freed, state, seed, args, kwargs))
+
+    def backward(self, key: int, grad: np.ndarray) -> None:
+        self.connection.send(("backward", key, grad))
+
+    def answer(self) -> tuple[str, object]:
+        """("ok", the result) or ("error", what to raise)."""
+        try:
+            return self.connection.recv()
+        except EOFError:
+            return "error", (f"the worker process ended (exit code {self.process.exitcode}); "
+                             "build a new DataParallel")
+
+
+def _results(answers: list) -> list:
+    """The workers' results, in order, or the first error among their answers, raised."""
+    for status, value in answers:
+        if status == "error":
+            raise RuntimeError(f"DataParallel: a worker process's chunk failed:\n{value}")
+    return [value for _, value in answers]
+
+
+def _stop(connection, process) -> None:
+    connection.close()  # the worker reads EOF and returns
+    process.join(timeout=5)
+    if process.is_alive():
+        process.terminate()
+
+
+def _serve(module: Module, connection) -> None:
+    """The worker's loop: a copy of `module`, kept in step by each request."""
+    for inherited in list(_ours):  # fork copied this process's ends of every worker's pipe:
+        inherited.close()          # while one is open here, that worker never reads the end
+    parameters, modules = list(module.parameters()), list(module.modules())
+    graphs = {}  # key → (output, the chunk's inputs that require grad)
+    while True:
+        try:
+            request = connection.recv()
+        except EOFError:
+            return
+        try:
+            if request[0] == "forward":
+                connection.send(("ok", _forward(module, parameters, modules, graphs, *request[1:])))
+            else:
+                _, key, grad = request
+                output, leaves = graphs[key]
+                wanted = [*(p for p in parameters if p.requires_grad), *leaves]
+                grads = gradients_of(output, wanted, Tensor._make(grad), retain_graph=True,
+                                     allow_unused=True)
+                connection.send(("ok", [None if g is None else g.data for g in grads]))
+        except Exception:
+            connection.send(("error", traceback.format_exc()))
+
+
+def _forward(module, parameters, modules, graphs, key, freed, state, seed, args, kwargs):
+    """One chunk's forward in the worker, after taking the parent's state; the output's array."""
+    for old in freed:
+        graphs.pop(old, None)
+    values, training, recording = state
+    if len(values) != len(parameters):
+        raise RuntimeError(
+            f"DataParallel: the module has {len(values)} parameters now, {len(parameters)} when "
+            "its workers started; build a new DataParallel after changing the module")
+    for parameter, (data, needs_grad) in zip(parameters, values):
+        parameter.data, parameter.requires_grad = data, needs_grad
+    for submodule, flag in zip(modules, training):
+        object.__setattr__(submodule, "training", flag)
+    manual_seed(seed)
+    with set_grad_enabled(recording):
+        output = module(*args, **kwargs)
+    _check_output(module, output)
+    if output.requires_grad:
+        graphs[key] = (output, [a for a in args if isinstance(a, Tensor) and a.requires_grad])
+    return output.data
