@@ -67,6 +67,20 @@ def test_the_workers_compute_with_the_parameters_of_the_moment():
     np.testing.assert_allclose(split(Tensor(x)).data, model(Tensor(x)).data, rtol=1e-12)
 
 
+def test_parameters_cast_after_the_workers_started_reach_them_and_their_gradients_return():
+    """A new dtype leaves the shared block's layout: values and gradients take the pipe."""
+    model = mlp()
+    split = nn.DataParallel(model, 2)
+    x = np.random.default_rng(3).normal(size=(6, 3))
+    split(Tensor(x))
+    model.to(np.float32)
+    expected = output_and_gradients(model, model, x.astype(np.float32))
+    found = output_and_gradients(model, split, x.astype(np.float32))
+    for got, want in zip([found[0], *found[1]], [expected[0], *expected[1]]):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def test_a_graph_kept_with_retain_graph_is_walked_twice():
     model = mlp()
     split = nn.DataParallel(model, 2)
@@ -203,6 +217,16 @@ def test_the_workers_end_with_the_module():
     for process in processes:
         process.join(timeout=10)
         assert process.exitcode == 0, "a worker had to be stopped: it never read the pipe's end"
+
+
+def test_where_workers_cannot_be_forked_the_module_runs_unsplit_with_a_warning(monkeypatch):
+    monkeypatch.setattr(importlib.import_module("framework.nn.parallel"), "forks_workers",
+                        lambda: False)
+    split = nn.DataParallel(MODEL, 2)
+    x = Tensor(np.ones((4, 3)))
+    with pytest.warns(RuntimeWarning, match="on Linux only"):
+        np.testing.assert_array_equal(split(x).data, MODEL(x).data)
+    assert split._workers == []
 
 
 @pytest.mark.parametrize("processes", [0, -1, 1.5])

@@ -18,19 +18,25 @@ each chunk's graph in its own process; the module's parameters receive their gra
 over the chunks, the inputs that require grad theirs cut back together. The result is the
 unsplit module's up to rounding (the order of a sum), provided `module` treats each row of
 the batch on its own: no statistics over the batch (PyTorch's DataParallel has the same
-condition). Each forward sends the workers the parameters' current values and
+condition). Each forward gives the workers the parameters' current values and
 `requires_grad`, each submodule's `training` flag, the grad mode, and a seed drawn from the
 framework's generator (so dropout differs between chunks, and a seeded run repeats); buffers
-are the workers' copies from when they started, at the first forward. An error in a worker
-is raised here with the worker's traceback. Workers start with `fork` (Linux, macOS); where
-there is none (Windows) the module runs unsplit, with a warning.
+are the workers' copies from when they started, at the first forward. Parameter values and
+gradients cross through memory shared with each worker while the parameters keep the shapes
+and dtypes they had then (down the pipe otherwise); the rest goes down the pipe. An error in
+a worker is raised here with the worker's traceback. Workers start with `fork`, on Linux;
+elsewhere the module runs unsplit, with a warning (Windows has no fork, and on macOS a process
+forked after NumPy's BLAS (Apple's Accelerate) has run may crash in it).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
+import mmap
 import multiprocessing
 import os
+import sys
 import traceback
 import warnings
 import weakref
@@ -44,6 +50,11 @@ from ..tensor import Tensor
 from .modules import Module
 
 _ours: weakref.WeakSet = weakref.WeakSet()  # this process's end of each worker's pipe
+
+
+def forks_workers() -> bool:
+    """Whether DataParallel forks workers here: on Linux (see this file's docstring)."""
+    return sys.platform.startswith("linux")
 
 
 def spans(length: int, parts: int) -> list[tuple[int, int]]:
@@ -72,10 +83,10 @@ class DataParallel(Module):
         chunks = [([_cut(a, batch, span) for a in args],
                    {k: _cut(v, batch, span) for k, v in kwargs.items()}) for span in pieces]
         recording = is_grad_enabled()
-        state = self._state(recording)
+        state = list(self.module.parameters()), [m.training for m in self.module.modules()]
         for worker, (chunk_args, chunk_kwargs) in zip(self._workers, chunks[1:]):
-            worker.forward(state, int(default_generator().integers(2**63)), chunk_args,
-                           chunk_kwargs)
+            worker.forward(*state, recording, int(default_generator().integers(2**63)),
+                           chunk_args, chunk_kwargs)
         try:
             here = _run(self.module, *chunks[0])
         finally:  # every worker answers, whatever happened here, so the next request is theirs
@@ -93,18 +104,14 @@ class DataParallel(Module):
 
     def _start(self, count: int) -> bool:
         """Start workers until there are `count`; False where this platform cannot fork."""
-        if "fork" not in multiprocessing.get_all_start_methods():
-            warnings.warn("DataParallel: this platform cannot fork a worker process; the "
-                          "module runs unsplit, in this process", RuntimeWarning, stacklevel=3)
+        if not forks_workers():
+            warnings.warn(f"DataParallel: workers are forked, on Linux only ({sys.platform} "
+                          "here); the module runs unsplit, in this process", RuntimeWarning,
+                          stacklevel=3)
             return False
         while len(self._workers) < count:
             self._workers.append(_Worker(self.module))
         return True
-
-    def _state(self, recording: bool) -> tuple:
-        """What a worker's copy needs to compute as this module would now."""
-        parameters = [(p.data, p.requires_grad) for p in self.module.parameters()]
-        return parameters, [m.training for m in self.module.modules()], recording
 
 
 def _cut(value, batch: int, span: tuple[int, int]):
@@ -163,12 +170,15 @@ class _GatheredBackward:
             here = [None if g is None else g.data for g in here]
         finally:
             answers = [worker.answer() for worker in self.workers]
-        there = _results(answers)
+        there = [[worker.gradients.arrays[g] if isinstance(g, int) else g for g in answer]
+                 for worker, answer in zip(self.workers, _results(answers))]
         count = len(self.parameters)
         shares = []
         for k in range(count):
             found = [g[k] for g in (here, *there) if g[k] is not None]
-            shares.append(sum(found[1:], found[0]) if found else None)
+            # a new array either way: a worker's share lies in memory its next backward reuses
+            shares.append(None if not found else found[0].copy() if len(found) == 1
+                          else sum(found[1:], found[0]))
         for k in range(count, len(here)):
             rows = [g[k] for g in (here, *there)]
             shares.append(np.concatenate([
@@ -185,14 +195,25 @@ class _Worker:
         context = multiprocessing.get_context("fork")
         self.connection, theirs = context.Pipe()
         _ours.add(self.connection)
-        self.process = context.Process(target=_serve, args=(module, theirs), daemon=True,
-                                       name="DataParallel worker")
+        arrays = [p.data for p in module.parameters()]
+        self.weights, self.gradients = _Shared(arrays), _Shared(arrays)
+        self.process = context.Process(target=_serve, daemon=True, name="DataParallel worker",
+                                       args=(module, theirs, self.weights, self.gradients))
         self.process.start()
         theirs.close()
         self.keys, self.last_key, self.freed = itertools.count(), None, []
         weakref.finalize(self, _stop, self.connection, self.process)
 
-    def forward(self, state: tuple, seed: int, args: list, kwargs: dict) -> None:
+    def forward(self, parameters: list, training: list, recording: bool, seed: int, args: list,
+                kwargs: dict) -> None:
+        """Send one chunk's forward, with the module's state: the parameters' values through
+        the shared block while they keep its layout, else down the pipe."""
+        values = [p.data for p in parameters]
+        if _layout(values) == self.weights.layout:
+            for slot, value in zip(self.weights.arrays, values):
+                slot[...] = value
+            values = None
+        state = values, [p.requires_grad for p in parameters], training, recording
         self.last_key, freed = next(self.keys), self.freed[:]
         del self.freed[:len(freed)]
         self.connection.send(("forward", self.last_key, freed, state, seed, args, kwargs))
@@ -207,6 +228,24 @@ class _Worker:
         except EOFError:
             return "error", (f"the worker process ended (exit code {self.process.exitcode}); "
                              "build a new DataParallel")
+
+
+class _Shared:
+    """One array per parameter in a block of memory that a worker forked afterwards shares with
+    this process: values cross without the pipe while the parameters keep this layout."""
+
+    def __init__(self, arrays: list) -> None:
+        self.layout = _layout(arrays)
+        sizes = [-(-np.dtype(dtype).itemsize * math.prod(shape) // 64) * 64  # 64-byte aligned
+                 for shape, dtype in self.layout]
+        offsets = list(itertools.accumulate(sizes, initial=0))
+        self.block = mmap.mmap(-1, max(offsets[-1], 1))
+        self.arrays = [np.frombuffer(self.block, dtype, math.prod(shape), offset).reshape(shape)
+                       for (shape, dtype), offset in zip(self.layout, offsets)]
+
+
+def _layout(arrays: list) -> tuple:
+    return tuple((a.shape, a.dtype.str) for a in arrays)
 
 
 def _results(answers: list) -> list:
@@ -224,7 +263,7 @@ def _stop(connection, process) -> None:
         process.terminate()
 
 
-def _serve(module: Module, connection) -> None:
+def _serve(module: Module, connection, weights: _Shared, gradients: _Shared) -> None:
     """The worker's loop: a copy of `module`, kept in step by each request."""
     for inherited in list(_ours):  # fork copied this process's ends of every worker's pipe:
         inherited.close()          # while one is open here, that worker never reads the end
@@ -237,29 +276,28 @@ def _serve(module: Module, connection) -> None:
             return
         try:
             if request[0] == "forward":
-                connection.send(("ok", _forward(module, parameters, modules, graphs, *request[1:])))
+                connection.send(("ok", _forward(module, parameters, modules, graphs, weights,
+                                                *request[1:])))
             else:
-                _, key, grad = request
-                output, leaves = graphs[key]
-                wanted = [*(p for p in parameters if p.requires_grad), *leaves]
-                grads = gradients_of(output, wanted, Tensor._make(grad), retain_graph=True,
-                                     allow_unused=True)
-                connection.send(("ok", [None if g is None else g.data for g in grads]))
+                connection.send(("ok", _backward(parameters, graphs, gradients, *request[1:])))
         except Exception:
             connection.send(("error", traceback.format_exc()))
 
 
-def _forward(module, parameters, modules, graphs, key, freed, state, seed, args, kwargs):
+def _forward(module, parameters, modules, graphs, weights, key, freed, state, seed, args,
+             kwargs):
     """One chunk's forward in the worker, after taking the parent's state; the output's array."""
     for old in freed:
         graphs.pop(old, None)
-    values, training, recording = state
-    if len(values) != len(parameters):
+    values, needs_grad, training, recording = state
+    if len(needs_grad) != len(parameters):
         raise RuntimeError(
-            f"DataParallel: the module has {len(values)} parameters now, {len(parameters)} when "
-            "its workers started; build a new DataParallel after changing the module")
-    for parameter, (data, needs_grad) in zip(parameters, values):
-        parameter.data, parameter.requires_grad = data, needs_grad
+            f"DataParallel: the module has {len(needs_grad)} parameters now, {len(parameters)} "
+            "when its workers started; build a new DataParallel after changing the module")
+    if values is None:  # in the shared block; copied, as the parent writes there next step
+        values = [slot.copy() for slot in weights.arrays]
+    for parameter, data, needs in zip(parameters, values, needs_grad):
+        parameter.data, parameter.requires_grad = data, needs
     for submodule, flag in zip(modules, training):
         object.__setattr__(submodule, "training", flag)
     manual_seed(seed)
@@ -269,3 +307,22 @@ def _forward(module, parameters, modules, graphs, key, freed, state, seed, args,
     if output.requires_grad:
         graphs[key] = (output, [a for a in args if isinstance(a, Tensor) and a.requires_grad])
     return output.data
+
+
+def _backward(parameters, graphs, gradients, key, grad) -> list:
+    """One chunk's backward in the worker: for each parameter that requires grad, None or the
+    index of its slot in the shared block, which now holds its gradient (its array itself
+    where the parameters left the block's layout); then each input's gradient or None."""
+    output, leaves = graphs[key]
+    positions = [i for i, p in enumerate(parameters) if p.requires_grad]
+    grads = gradients_of(output, [*(parameters[i] for i in positions), *leaves],
+                         Tensor._make(grad), retain_graph=True, allow_unused=True)
+    grads = [None if g is None else g.data for g in grads]
+    shared = _layout([p.data for p in parameters]) == gradients.layout
+    answer = []
+    for position, g in zip(positions, grads):
+        if g is not None and shared:
+            gradients.arrays[position][...] = g
+            g = position
+        answer.append(g)
+    return answer + grads[len(positions):]
