@@ -229,6 +229,131 @@ def test_where_workers_cannot_be_forked_the_module_runs_unsplit_with_a_warning(m
     assert split._workers == []
 
 
+def test_two_split_outputs_walked_in_one_backward_give_the_unsplit_gradients():
+    model = mlp()
+    split = nn.DataParallel(model, 2)
+    a, b = (np.random.default_rng(seed).normal(size=(5, 3)) for seed in (4, 5))
+
+    def gradients(forward):
+        for parameter in model.parameters():
+            parameter.grad = None
+        (forward(Tensor(a)).sum() + (forward(Tensor(b)) ** 2).sum()).backward()
+        return [p.grad for p in model.parameters()]
+
+    for got, want in zip(gradients(split), gradients(model)):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_a_graph_walked_after_a_later_forward_froze_a_parameter_keeps_its_own_parameters():
+    model = mlp()
+    split = nn.DataParallel(model, 2)
+    x = np.random.default_rng(6).normal(size=(4, 3))
+    loss = split(Tensor(x)).sum()
+    model[0].weight.requires_grad = False
+    split(Tensor(x))
+    model[0].weight.requires_grad = True
+    loss.backward()
+    found = [p.grad.copy() for p in model.parameters()]
+    for parameter in model.parameters():
+        parameter.grad = None
+    model(Tensor(x)).sum().backward()
+    for got, parameter in zip(found, model.parameters()):
+        np.testing.assert_allclose(got, parameter.grad, rtol=1e-10)
+
+
+def test_a_frozen_parameter_gets_no_gradient_and_the_others_get_theirs():
+    model = mlp()
+    model[2].bias.requires_grad = False
+    x = np.random.default_rng(7).normal(size=(5, 3))
+    expected = output_and_gradients(model, model, x)[1]
+    found = output_and_gradients(model, nn.DataParallel(model, 2), x)[1]
+    for got, want in zip(found, expected):
+        if want is None:
+            assert got is None
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+class LinearOnPositiveChunks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(2, 2).to(np.float64)
+
+    def forward(self, x):
+        return self.linear(x) if (x.data > 0).all() else x * 2.0
+
+
+def test_a_chunk_that_does_not_use_the_parameters_sends_none_back():
+    module = LinearOnPositiveChunks()
+    x = np.array([[1.0, 2.0], [3.0, 4.0], [-1.0, -2.0], [-3.0, -4.0]])
+    nn.DataParallel(module, 2)(Tensor(x)).sum().backward()
+    found = [p.grad.copy() for p in module.parameters()]
+    for parameter in module.parameters():
+        parameter.grad = None
+    module(Tensor(x[:2])).sum().backward()
+    for got, parameter in zip(found, module.parameters()):
+        np.testing.assert_allclose(got, parameter.grad, rtol=1e-12)
+
+
+class DoubledFailingBackwardOnNegatives(fw.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.negative = bool((x.data < 0).any())
+        return x * 2.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.negative:
+            raise ValueError("a negative chunk's backward")
+        return grad * 2.0
+
+
+class Doubled(nn.Module):
+    def forward(self, x):
+        return DoubledFailingBackwardOnNegatives.apply(x)
+
+
+def test_an_error_in_a_workers_backward_is_raised_here_and_the_next_step_works():
+    split = nn.DataParallel(Doubled(), 2)
+    x = Tensor(np.array([[1.0], [1.0], [-1.0], [-1.0]]), requires_grad=True)
+    with pytest.raises(RuntimeError, match="a negative chunk's backward"):
+        split(x).sum().backward()
+    x = Tensor(np.ones((4, 1)), requires_grad=True)
+    split(x).sum().backward()
+    np.testing.assert_array_equal(x.grad, 2 * np.ones((4, 1)))
+
+
+def test_a_worker_that_ended_fails_the_call_and_the_next_call_starts_new_workers():
+    split = nn.DataParallel(mlp(), 2)
+    x = Tensor(np.ones((4, 3)))
+    split(x)
+    split._workers[0].process.kill()
+    split._workers[0].process.join(timeout=10)
+    with pytest.raises(RuntimeError, match="worker process ended"):
+        split(x)
+    np.testing.assert_allclose(split(x).data, split.module(x).data, rtol=1e-12)
+    assert split._workers[0].process.is_alive()
+
+
+def test_an_output_without_the_batch_on_axis_0_is_refused():
+    class Transposed(nn.Module):
+        def forward(self, x):
+            return x.T
+
+    with pytest.raises(ValueError, match=r"shape \(3, 2\) for a chunk of 2 rows"):
+        nn.DataParallel(Transposed(), 2)(Tensor(np.ones((4, 3))))
+
+
+def test_a_keyword_tensor_that_requires_grad_is_refused():
+    class Added(nn.Module):
+        def forward(self, x, y=None):
+            return x + y
+
+    with pytest.raises(ValueError, match="keyword argument 'y' requires grad"):
+        nn.DataParallel(Added(), 2)(Tensor(np.ones((4, 3))),
+                                     y=Tensor(np.ones((4, 3)), requires_grad=True))
+
+
 @pytest.mark.parametrize("processes", [0, -1, 1.5])
 def test_processes_must_be_a_positive_int(processes):
     with pytest.raises(ValueError, match="processes must be a positive int"):

@@ -15,7 +15,8 @@ positional argument) is cut into `processes` contiguous chunks along that axis, 
 first; every other argument goes whole to every chunk. This process runs the first chunk,
 each worker another, at the same time; the outputs are concatenated in order. Backward runs
 each chunk's graph in its own process; the module's parameters receive their gradients summed
-over the chunks, the inputs that require grad theirs cut back together. The result is the
+over the chunks, the positional inputs that require grad theirs cut back together (a keyword
+tensor that requires grad is refused). The result is the
 unsplit module's up to rounding (the order of a sum), provided `module` treats each row of
 the batch on its own: no statistics over the batch (PyTorch's DataParallel has the same
 condition). Each forward gives the workers the parameters' current values and
@@ -24,7 +25,8 @@ framework's generator (so dropout differs between chunks, and a seeded run repea
 are the workers' copies from when they started, at the first forward. Parameter values and
 gradients cross through memory shared with each worker while the parameters keep the shapes
 and dtypes they had then (down the pipe otherwise); the rest goes down the pipe. An error in
-a worker is raised here with the worker's traceback. Workers start with `fork`, on Linux;
+a worker is raised here with the worker's traceback; a worker that ended makes the call
+raise, and the next call starts new workers. Workers start with `fork`, on Linux;
 elsewhere the module runs unsplit, with a warning (Windows has no fork, and on macOS a process
 forked after NumPy's BLAS (Apple's Accelerate) has run may crash in it).
 """
@@ -77,21 +79,44 @@ class DataParallel(Module):
     def forward(self, *args, **kwargs):
         batch = next((len(a) for a in args if isinstance(a, (Tensor, np.ndarray)) and a.ndim), 0)
         parts = min(self.processes, batch)
+        if any(worker.dead for worker in self._workers):  # one ended: start afresh
+            self._stop_workers()
         if parts < 2 or not self._start(parts - 1):
             return self.module(*args, **kwargs)
+        for name, value in kwargs.items():
+            if isinstance(value, Tensor) and value.requires_grad:
+                raise ValueError(
+                    f"DataParallel: keyword argument {name!r} requires grad; pass the tensors "
+                    "whose gradients you want as positional arguments")
         pieces = spans(batch, parts)
         chunks = [([_cut(a, batch, span) for a in args],
                    {k: _cut(v, batch, span) for k, v in kwargs.items()}) for span in pieces]
+        workers, sent = self._workers[:parts - 1], []
+        try:
+            out = self._split_forward(args, batch, chunks, pieces, workers, sent)
+        except BaseException:
+            for worker in sent:  # no rule will walk these graphs: the workers may drop them
+                worker.freed.append(worker.last_key)
+            raise
+        if out.grad_fn is None:
+            for worker in sent:
+                worker.freed.append(worker.last_key)
+        return out
+
+    def _split_forward(self, args, batch, chunks, pieces, workers, sent) -> Tensor:
+        """Send the workers their chunks, run the first here, gather; `sent` lists the workers
+        that took a request."""
         recording = is_grad_enabled()
         state = list(self.module.parameters()), [m.training for m in self.module.modules()]
-        for worker, (chunk_args, chunk_kwargs) in zip(self._workers, chunks[1:]):
-            worker.forward(*state, recording, int(default_generator().integers(2**63)),
-                           chunk_args, chunk_kwargs)
         try:
+            for worker, (chunk_args, chunk_kwargs) in zip(workers, chunks[1:]):
+                worker.forward(*state, recording, int(default_generator().integers(2**63)),
+                               chunk_args, chunk_kwargs)
+                sent.append(worker)
             here = _run(self.module, *chunks[0])
-        finally:  # every worker answers, whatever happened here, so the next request is theirs
-            answers = [worker.answer() for worker in self._workers[:parts - 1]]
-        _check_output(self.module, here)
+        finally:  # every worker sent a request answers it, so the next answer is the next one's
+            answers = [worker.answer() for worker in sent]
+        _check_output(self.module, here, pieces[0])
         there = _results(answers)
         data = np.concatenate([here.data, *there])
         parameters = [p for p in self.module.parameters() if p.requires_grad]
@@ -99,8 +124,13 @@ class DataParallel(Module):
                   and len(a) == batch]
         if not recording or not (parameters or inputs):
             return Tensor._make(data)
-        rule = _GatheredBackward(here, chunks[0][0], self._workers[:parts - 1], parameters, pieces)
+        rule = _GatheredBackward(here, chunks[0][0], workers, parameters, pieces)
         return Tensor._make(data, (*parameters, *inputs), rule, "dataparallel")
+
+    def _stop_workers(self) -> None:
+        for worker in self._workers:
+            worker.stop()
+        self._workers.clear()
 
     def _start(self, count: int) -> bool:
         """Start workers until there are `count`; False where this platform cannot fork."""
@@ -136,12 +166,17 @@ def _run(module: Module, args: list, kwargs: dict):
     return module(*args, **kwargs)
 
 
-def _check_output(module: Module, out) -> None:
+def _check_output(module: Module, out, span: tuple[int, int]) -> None:
     if not isinstance(out, Tensor) or out.ndim == 0:
         raise TypeError(
             f"DataParallel: {type(module).__name__}.forward returned "
             f"{'a 0-d tensor' if isinstance(out, Tensor) else type(out).__name__}; it must "
             "return one tensor with the batch on axis 0 (compute the loss after it)"
+        )
+    if len(out) != span[1] - span[0]:
+        raise ValueError(
+            f"DataParallel: {type(module).__name__}.forward returned shape {out.shape} for a "
+            f"chunk of {span[1] - span[0]} rows; its output must keep the batch on axis 0"
         )
 
 
@@ -158,10 +193,12 @@ class _GatheredBackward:
             weakref.finalize(self, worker.freed.append, key)
 
     def __call__(self, grad: np.ndarray) -> tuple:
-        for worker, key, (start, stop) in zip(self.workers, self.keys, self.pieces[1:]):
-            worker.backward(key, grad[start:stop])
-        start, stop = self.pieces[0]
+        sent = []
         try:
+            for worker, key, (start, stop) in zip(self.workers, self.keys, self.pieces[1:]):
+                worker.backward(key, grad[start:stop])
+                sent.append(worker)
+            start, stop = self.pieces[0]
             # the graph stays: a walk with retain_graph=True may call this rule again; it goes
             # with this rule, which the walk drops when it releases the output
             here = gradients_of(self.output, [*self.parameters, *self.leaves],
@@ -169,7 +206,7 @@ class _GatheredBackward:
                                 allow_unused=True)
             here = [None if g is None else g.data for g in here]
         finally:
-            answers = [worker.answer() for worker in self.workers]
+            answers = [worker.answer() for worker in sent]
         there = [[worker.gradients.arrays[g] if isinstance(g, int) else g for g in answer]
                  for worker, answer in zip(self.workers, _results(answers))]
         count = len(self.parameters)
@@ -201,8 +238,8 @@ class _Worker:
                                        args=(module, theirs, self.weights, self.gradients))
         self.process.start()
         theirs.close()
-        self.keys, self.last_key, self.freed = itertools.count(), None, []
-        weakref.finalize(self, _stop, self.connection, self.process)
+        self.keys, self.last_key, self.freed, self.dead = itertools.count(), None, [], False
+        self.stop = weakref.finalize(self, _stop, self.connection, self.process)
 
     def forward(self, parameters: list, training: list, recording: bool, seed: int, args: list,
                 kwargs: dict) -> None:
@@ -216,18 +253,30 @@ class _Worker:
         state = values, [p.requires_grad for p in parameters], training, recording
         self.last_key, freed = next(self.keys), self.freed[:]
         del self.freed[:len(freed)]
-        self.connection.send(("forward", self.last_key, freed, state, seed, args, kwargs))
+        self._send(("forward", self.last_key, freed, state, seed, args, kwargs))
 
     def backward(self, key: int, grad: np.ndarray) -> None:
-        self.connection.send(("backward", key, grad))
+        self._send(("backward", key, grad))
+
+    def _send(self, request: tuple) -> None:
+        try:
+            self.connection.send(request)
+        except OSError:
+            self.dead = True
+            raise RuntimeError(self._ended()) from None
 
     def answer(self) -> tuple[str, object]:
         """("ok", the result) or ("error", what to raise)."""
         try:
             return self.connection.recv()
-        except EOFError:
-            return "error", (f"the worker process ended (exit code {self.process.exitcode}); "
-                             "build a new DataParallel")
+        except (EOFError, OSError):
+            self.dead = True
+            return "error", self._ended()
+
+    def _ended(self) -> str:
+        self.process.join(timeout=1)
+        return (f"DataParallel: a worker process ended (exit code {self.process.exitcode}); the "
+                "next call starts new workers, and graphs built before it cannot be walked")
 
 
 class _Shared:
@@ -272,7 +321,7 @@ def _serve(module: Module, connection, weights: _Shared, gradients: _Shared) -> 
     while True:
         try:
             request = connection.recv()
-        except EOFError:
+        except (EOFError, OSError):  # the parent closed its end, or ended
             return
         try:
             if request[0] == "forward":
@@ -303,9 +352,11 @@ def _forward(module, parameters, modules, graphs, weights, key, freed, state, se
     manual_seed(seed)
     with set_grad_enabled(recording):
         output = module(*args, **kwargs)
-    _check_output(module, output)
-    if output.requires_grad:
-        graphs[key] = (output, [a for a in args if isinstance(a, Tensor) and a.requires_grad])
+    rows = len(next(a for a in args if isinstance(a, (Tensor, np.ndarray)) and a.ndim))
+    _check_output(module, output, (0, rows))
+    if recording:  # with the parameters it used: a later forward may change requires_grad
+        graphs[key] = (output, [a for a in args if isinstance(a, Tensor) and a.requires_grad],
+                       [i for i, p in enumerate(parameters) if p.requires_grad])
     return output.data
 
 
@@ -313,15 +364,14 @@ def _backward(parameters, graphs, gradients, key, grad) -> list:
     """One chunk's backward in the worker: for each parameter that requires grad, None or the
     index of its slot in the shared block, which now holds its gradient (its array itself
     where the parameters left the block's layout); then each input's gradient or None."""
-    output, leaves = graphs[key]
-    positions = [i for i, p in enumerate(parameters) if p.requires_grad]
+    output, leaves, positions = graphs[key]
     grads = gradients_of(output, [*(parameters[i] for i in positions), *leaves],
                          Tensor._make(grad), retain_graph=True, allow_unused=True)
     grads = [None if g is None else g.data for g in grads]
     shared = _layout([p.data for p in parameters]) == gradients.layout
     answer = []
     for position, g in zip(positions, grads):
-        if g is not None and shared:
+        if g is not None and shared and g.dtype == gradients.arrays[position].dtype:
             gradients.arrays[position][...] = g
             g = position
         answer.append(g)
