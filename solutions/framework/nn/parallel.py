@@ -77,7 +77,7 @@ class DataParallel(Module):
         object.__setattr__(self, "_workers", [])  # started at the first split forward
 
     def forward(self, *args, **kwargs):
-        batch = next((len(a) for a in args if isinstance(a, (Tensor, np.ndarray)) and a.ndim), 0)
+        batch = _batch_length(args)
         parts = min(self.processes, batch)
         if any(worker.dead for worker in self._workers):  # one ended: start afresh
             self._stop_workers()
@@ -92,15 +92,13 @@ class DataParallel(Module):
         chunks = [([_cut(a, batch, span) for a in args],
                    {k: _cut(v, batch, span) for k, v in kwargs.items()}) for span in pieces]
         workers, sent = self._workers[:parts - 1], []
+        out = None
         try:
             out = self._split_forward(args, batch, chunks, pieces, workers, sent)
-        except BaseException:
-            for worker in sent:  # no rule will walk these graphs: the workers may drop them
-                worker.freed.append(worker.last_key)
-            raise
-        if out.grad_fn is None:
-            for worker in sent:
-                worker.freed.append(worker.last_key)
+        finally:
+            if out is None or out.grad_fn is None:  # no rule will walk these graphs
+                for worker in sent:
+                    worker.freed.append(worker.last_key)
         return out
 
     def _split_forward(self, args, batch, chunks, pieces, workers, sent) -> Tensor:
@@ -113,7 +111,7 @@ class DataParallel(Module):
                 worker.forward(*state, recording, int(default_generator().integers(2**63)),
                                chunk_args, chunk_kwargs)
                 sent.append(worker)
-            here = _run(self.module, *chunks[0])
+            here = self.module(*chunks[0][0], **chunks[0][1])
         finally:  # every worker sent a request answers it, so the next answer is the next one's
             answers = [worker.answer() for worker in sent]
         _check_output(self.module, here, pieces[0])
@@ -162,8 +160,9 @@ def _cut(value, batch: int, span: tuple[int, int]):
     return value
 
 
-def _run(module: Module, args: list, kwargs: dict):
-    return module(*args, **kwargs)
+def _batch_length(args: tuple) -> int:
+    """The length of the first positional tensor or array with an axis: the batch (0 if none)."""
+    return next((len(a) for a in args if isinstance(a, (Tensor, np.ndarray)) and a.ndim), 0)
 
 
 def _check_output(module: Module, out, span: tuple[int, int]) -> None:
@@ -352,8 +351,7 @@ def _forward(module, parameters, modules, graphs, weights, key, freed, state, se
     manual_seed(seed)
     with set_grad_enabled(recording):
         output = module(*args, **kwargs)
-    rows = len(next(a for a in args if isinstance(a, (Tensor, np.ndarray)) and a.ndim))
-    _check_output(module, output, (0, rows))
+    _check_output(module, output, (0, _batch_length(args)))
     if recording:  # with the parameters it used: a later forward may change requires_grad
         graphs[key] = (output, [a for a in args if isinstance(a, Tensor) and a.requires_grad],
                        [i for i, p in enumerate(parameters) if p.requires_grad])
