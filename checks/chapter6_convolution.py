@@ -256,6 +256,18 @@ def test_conv2d_of_a_one_hot_kernel_shifts_the_image():
     assert_close(out, expected, "conv2d with a one-hot kernel at (0, 2): x shifted, not flipped")
 
 
+@check("6.2")
+@given(case=conv_cases())
+@example(case=CLASSIC)
+def test_conv2d_reads_a_channels_last_input_as_any_other(case):
+    """The same values give the same output whether x's memory is NCHW or channels-last (the
+    layout the CNN's second convolution receives from the first)."""
+    channels_last = np.ascontiguousarray(case.x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    out = F.conv2d(fw.Tensor(channels_last), fw.Tensor(case.weight), as_tensor(case.bias),
+                   stride=case.stride, padding=case.padding)
+    assert_close(out.data, loop_conv2d(*case), f"conv2d({case!r}) of a channels-last x")
+
+
 # -- 6.3 weight and bias gradients ----------------------------------------------------------------
 
 
@@ -386,6 +398,18 @@ def test_max_pool_routes_a_tie_to_the_first_maximum():
     expected = np.array([[[[1.0, 0.0, 0.0, 10.0], [0.0, 0.0, 0.0, 0.0]]]])
     assert_close(out.data, [[[[2.0, 3.0]]]], "max_pool2d of two windows with ties")
     assert_close(grad, expected, "max_pool2d's gradient at ties: one winner per window, the first")
+
+
+@check("6.5")
+def test_max_pool_routes_ties_in_overlapping_windows_window_by_window():
+    """2×2 windows at stride 1 with ties: each window sends its G to its own first maximum, so a
+    pixel that is first in both windows gets both shares and the tied others get nothing."""
+    x = np.array([[[[1.0, 3.0, 3.0], [0.0, 3.0, 1.0]]]])
+    leaf = fw.Tensor(x, requires_grad=True)
+    out = F.max_pool2d(leaf, (2, 2), (1, 1))
+    grad = backprop(out, np.array([[[[1.0, 10.0]]]]))[id(leaf)]
+    expected = np.array([[[[0.0, 11.0, 0.0], [0.0, 0.0, 0.0]]]])
+    assert_close(grad, expected, "max_pool2d's gradient, 2×2 windows at stride 1 with ties")
 
 
 # -- 6.6 average pooling -----------------------------------------------------------------------------

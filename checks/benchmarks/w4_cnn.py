@@ -58,14 +58,23 @@ class W4Floor:
 
     @staticmethod
     def columns(x):
-        """x (N, H, W, C) padded by 1 → columns (N·H·W, 9·C): the nine 3×3 offsets' views."""
+        """x (N, H, W, C) padded by 1 → columns (N·H·W, 9·C): the nine 3×3 offsets' views.
+
+        One copy of a strided view, each row three runs of 3·C neighbouring numbers (a window's
+        rows); with one channel, a copy per offset instead, each reading runs of W (image rows).
+        """
         n, h, w, c = x.shape
         padded = np.zeros((n, h + 2, w + 2, c), np.float32)
         padded[:, 1:-1, 1:-1] = x
-        cols = np.empty((n, h, w, 9, c), np.float32)
-        for k in range(9):
-            cols[:, :, :, k] = padded[:, k // 3:k // 3 + h, k % 3:k % 3 + w]
-        return cols.reshape(n * h * w, 9 * c)
+        if c == 1:
+            cols = np.empty((n, h, w, 9), np.float32)
+            for k in range(9):
+                cols[..., k] = padded[:, k // 3:k // 3 + h, k % 3:k % 3 + w, 0]
+            return cols.reshape(n * h * w, 9)
+        s_n, s_h, s_w, s_c = padded.strides
+        rows = np.lib.stride_tricks.as_strided(padded, (n, h, w, 3, 3 * c), (s_n, s_h, s_w, s_h, s_c),
+                                               writeable=False)
+        return rows.reshape(n * h * w, 9 * c)
 
     @staticmethod
     def flipped(kernel, c):
@@ -75,28 +84,27 @@ class W4Floor:
 
     @staticmethod
     def relu_pool(z):
-        """relu, then 2×2 max pooling: (pooled, the four winners' masks, in row-major order).
+        """relu, then 2×2 max pooling: (pooled, the four corners' views, their maximum).
 
-        One winner per window, the first maximum in row-major order (PyTorch's rule): a patch
-        of empty background gives four equal outputs, b > 0 after the first convolution.
+        Pooling before relu gives the same maps (both take maxima) on a quarter of the numbers.
         """
         corners = [z[:, u::2, v::2] for u in (0, 1) for v in (0, 1)]
-        pooled = np.maximum(np.maximum(corners[0], corners[1]), np.maximum(corners[2], corners[3]))
-        taken, masks = np.zeros(pooled.shape, bool), []
-        for corner in corners:
-            mask = (corner == pooled) & ~taken
-            taken |= mask
-            masks.append(mask)
-        np.maximum(pooled, 0, out=pooled)
-        return pooled, masks
+        top = np.maximum(np.maximum(corners[0], corners[1]), np.maximum(corners[2], corners[3]))
+        return np.maximum(top, 0), corners, top
 
     @staticmethod
-    def unpool_relu(grad, masks, pooled, shape):
-        """The pooled gradient back to the winners, zero where the winner was ≤ 0 (relu)."""
-        grad = grad * (pooled > 0)
-        full = np.empty(shape, np.float32)
-        for (u, v), mask in zip(((0, 0), (0, 1), (1, 0), (1, 1)), masks):
-            np.multiply(grad, mask, out=full[:, u::2, v::2])
+    def unpool_relu(grad, corners, top, pooled):
+        """The pooled gradient to each window's winner, zero where relu cut (pooled 0).
+
+        One winner per window, the first maximum in row-major order (PyTorch's rule): a patch
+        of empty background gives four equal outputs, b > 0 after the first convolution. A
+        corner that wins takes what is left of its window's gradient, and leaves 0.
+        """
+        remaining = grad * (pooled > 0)
+        n, h, w, c = remaining.shape
+        full = np.empty((n, 2 * h, 2 * w, c), np.float32)  # the windows tile it: all written
+        for (u, v), corner in zip(((0, 0), (0, 1), (1, 0), (1, 1)), corners):
+            remaining -= np.multiply(remaining, corner == top, out=full[:, u::2, v::2])
         return full
 
     def step(self) -> float:
@@ -105,11 +113,11 @@ class W4Floor:
         cols1 = self.columns(self.X)
         z1 = (cols1 @ W1).reshape(n, h, w, -1)
         z1 += b1
-        p1, masks1 = self.relu_pool(z1)
+        p1, corners1, top1 = self.relu_pool(z1)
         cols2 = self.columns(p1)
         z2 = (cols2 @ W2).reshape(n, h // 2, w // 2, -1)
         z2 += b2
-        p2, masks2 = self.relu_pool(z2)
+        p2, corners2, top2 = self.relu_pool(z2)
         flat = p2.reshape(n, -1)
         logits = flat @ W3 + b3
         logits -= logits.max(axis=1, keepdims=True)
@@ -117,15 +125,21 @@ class W4Floor:
         total = e.sum(axis=1, keepdims=True)
         loss = float(np.log(total).mean() - logits[np.arange(n), self.y].mean())
         d = (e / total - self.onehot) / n
-        gW3[...], gb3[...] = flat.T @ d, d.sum(axis=0)
-        g2 = self.unpool_relu((d @ W3.T).reshape(p2.shape), masks2, p2, z2.shape)
+        gW3[...], gb3[...] = flat.T @ d, column_sums(d)
+        g2 = self.unpool_relu((d @ W3.T).reshape(p2.shape), corners2, top2, p2)
         g2flat = g2.reshape(-1, W2.shape[1])
-        gW2[...], gb2[...] = cols2.T @ g2flat, g2flat.sum(axis=0)
+        gW2[...], gb2[...] = cols2.T @ g2flat, column_sums(g2flat)
         grad_p1 = (self.columns(g2) @ self.flipped(W2, p1.shape[-1])).reshape(p1.shape)
-        g1 = self.unpool_relu(grad_p1, masks1, p1, z1.shape).reshape(-1, W1.shape[1])
-        gW1[...], gb1[...] = cols1.T @ g1, g1.sum(axis=0)
+        g1 = self.unpool_relu(grad_p1, corners1, top1, p1).reshape(-1, W1.shape[1])
+        gW1[...], gb1[...] = cols1.T @ g1, column_sums(g1)
         self.adam()
         return loss
+
+
+def column_sums(g: np.ndarray) -> np.ndarray:
+    """Σ over the rows, as a product with ones: NumPy's sum down a (16384, 16) array's columns
+    took 0.26 ms, the product 0.015."""
+    return np.ones(len(g), g.dtype) @ g
 
 
 def w4_floor_step() -> Callable[[], float]:

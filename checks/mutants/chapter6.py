@@ -40,6 +40,15 @@ MUTANTS = [
         "columns = windows.transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)",
     ),
     Mutant(
+        "6.2", "columns copied offset by offset in (c, u, v) order, the kernels in (u, v, c)",
+        """            columns = np.empty((n, oh, ow, kh, kw, x.shape[1]), x.dtype)
+            for u, v in np.ndindex(kh, kw):
+                columns[:, :, :, u, v] = windows[..., u, v].transpose(0, 2, 3, 1)""",
+        """            columns = np.empty((n, oh, ow, x.shape[1], kh, kw), x.dtype)
+            for u, v in np.ndindex(kh, kw):
+                columns[..., u, v] = windows[..., u, v].transpose(0, 2, 3, 1)""",
+    ),
+    Mutant(
         "6.2", "output reshaped to (N, C_out, OH, OW) without the transpose",
         "return out.reshape(n, oh, ow, -1).transpose(0, 3, 1, 2)",
         "return out.reshape(n, -1, oh, ow)",
@@ -94,7 +103,7 @@ MUTANTS = [
     # -- 6.5 max pooling
     Mutant(
         "6.5", "a tie routed to every maximum of its window",
-        "            won &= ~taken\n",
+        "            remaining -= share  # a window already won gives later ties nothing\n",
         "",
     ),
     Mutant(
@@ -104,8 +113,25 @@ MUTANTS = [
     ),
     Mutant(
         "6.5", "gradient to every pixel of the window, as an average would",
-        "+= grad_out * won",
-        "+= grad_out",
+        """            won = ctx.windows[..., i, j] == ctx.out
+            pixels = grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw]
+            if overlapping:  # a pixel may win several windows: add up its shares
+                share = remaining * won
+                pixels += share
+            else:  # each pixel is in one window at most: write its share in place
+                share = np.multiply(remaining, won, out=pixels)
+            remaining -= share  # a window already won gives later ties nothing""",
+        """            grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw] += remaining""",
+    ),
+    Mutant(
+        "6.5", "each window's gradient to its first pixel, whatever the maximum",
+        "won = ctx.windows[..., i, j] == ctx.out",
+        "won = np.ones(ctx.out.shape, bool)",
+    ),
+    Mutant(
+        "6.5", "overlapping windows' shares written over each other, not added",
+        "overlapping = sh < kh or sw < kw",
+        "overlapping = False",
     ),
     Mutant(
         "6.5", "the forward takes each window's minimum",

@@ -214,11 +214,12 @@ def test_a_wrong_exercise_loses_its_points_and_shows_the_graders_hint(chapter1_z
 
 def test_grading_cut_short_by_its_time_limit_still_writes_results_and_says_so(chapter1_zip,
                                                                                tmp_path):
-    results = grade_in_temporary_root(
-        chapter1_zip, tmp_path,
-        lambda submission: shutil.copytree(ROOT / "solutions" / "framework",
-                                           submission / "framework"),
-        AUTOGRADER_TIMEOUT="2")
+    def slow(submission: Path) -> None:  # a fast machine grades chapter 1 within the limit
+        shutil.copytree(ROOT / "solutions" / "framework", submission / "framework")
+        with open(submission / "framework" / "__init__.py", "a") as file:
+            file.write("\nimport time\ntime.sleep(60)\n")
+
+    results = grade_in_temporary_root(chapter1_zip, tmp_path, slow, AUTOGRADER_TIMEOUT="2")
     assert results["score"] == 0
     assert "did not finish within 2 s" in results["output"]
     assert all("no result" in t["output"] for t in results["tests"])

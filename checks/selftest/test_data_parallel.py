@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
+import time
 
 import numpy as np
 import pytest
@@ -22,6 +24,7 @@ from checks.loader import load_framework
 fw = load_framework("solutions")
 nn = importlib.import_module("framework.nn")
 F = importlib.import_module("framework.nn.functional")
+parallel = importlib.import_module("framework.nn.parallel")
 Tensor = fw.Tensor
 
 
@@ -217,6 +220,24 @@ def test_the_workers_end_with_the_module():
     for process in processes:
         process.join(timeout=10)
         assert process.exitcode == 0, "a worker had to be stopped: it never read the pipe's end"
+
+
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU time process `pid` has used so far (Linux's /proc)."""
+    with open(f"/proc/{pid}/stat") as file:
+        fields = file.read().rsplit(")", 1)[1].split()  # after the name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_an_idle_worker_polls_for_spin_seconds_then_sleeps():
+    split = nn.DataParallel(mlp(), 2)
+    split(Tensor(np.ones((4, 3))))
+    pid = split._workers[0].process.pid
+    time.sleep(10 * parallel.SPIN_SECONDS)  # past its polling
+    before = cpu_seconds(pid)
+    time.sleep(0.5)
+    used = cpu_seconds(pid) - before
+    assert used < 0.1, f"an idle worker used {used:.2f} s of CPU in 0.5 s: it never stops polling"
 
 
 def test_where_workers_cannot_be_forked_the_module_runs_unsplit_with_a_warning(monkeypatch):

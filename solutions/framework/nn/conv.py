@@ -119,8 +119,10 @@ def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, shape, stride, paddi
     n, c_out, oh, ow = grad.shape
     kh, kw = weight.shape[2:]
     (sh, sw), (ph, pw) = stride, padding
-    spread = np.zeros_like(grad, shape=(n, c_out, (oh - 1) * sh + 1, (ow - 1) * sw + 1))
-    spread[:, :, ::sh, ::sw] = grad
+    spread = grad  # with stride 1 there is nothing to spread
+    if (sh, sw) != (1, 1):
+        spread = np.zeros_like(grad, shape=(n, c_out, (oh - 1) * sh + 1, (ow - 1) * sw + 1))
+        spread[:, :, ::sh, ::sw] = grad
     windows = unfold(spread, (kh, kw), padding=(kh - 1, kw - 1))  # (N, C_out, H', W', kH, kW)
     windows = windows[:, :, ph:ph + shape[2], pw:pw + shape[3]]  # x's positions, not its padding
     h, w = windows.shape[2:4]  # short of x's where its last rows were in no window
@@ -165,8 +167,14 @@ class Conv2dFunction(Function):
         ctx.shape, ctx.stride, ctx.padding = x.shape, stride, padding
         ### BEGIN SOLUTION 6.2
         windows = unfold(x, weight.shape[2:], stride, padding)  # (N, C, OH, OW, kH, kW)
-        n, _, oh, ow = windows.shape[:4]
-        columns = windows.transpose(0, 2, 3, 4, 5, 1).reshape(n * oh * ow, -1)  # channels last
+        n, _, oh, ow, kh, kw = windows.shape
+        if x.strides[1] == x.itemsize:  # channels-last memory: one copy reads runs of kW·C
+            columns = windows.transpose(0, 2, 3, 4, 5, 1).reshape(n * oh * ow, -1)
+        else:  # image rows in memory: a copy per kernel offset reads runs of OW
+            columns = np.empty((n, oh, ow, kh, kw, x.shape[1]), x.dtype)
+            for u, v in np.ndindex(kh, kw):
+                columns[:, :, :, u, v] = windows[..., u, v].transpose(0, 2, 3, 1)
+            columns = columns.reshape(n * oh * ow, -1)
         kernels = weight.transpose(0, 2, 3, 1).reshape(weight.shape[0], -1)  # (C_out, kH·kW·C)
         out = columns @ kernels.T  # (N·OH·OW, C_out)
         if bias is not None:
@@ -227,15 +235,20 @@ class MaxPool2dFunction(Function):
     def backward(ctx, grad):
         ### BEGIN SOLUTION 6.5
         (kh, kw), (sh, sw), (oh, ow) = ctx.windows.shape[4:], ctx.stride, grad.shape[2:]
-        grad_out = np.empty_like(ctx.out)  # G laid out as the output: like with like is fast
-        grad_out[...] = grad
-        grad_x, taken = np.zeros_like(ctx.x), np.zeros_like(ctx.out, dtype=bool)
+        overlapping = sh < kh or sw < kw
+        remaining = np.empty_like(ctx.out)  # laid out as the output: like with like is fast
+        remaining[...] = grad  # each window's G, until one of its offsets wins it
+        grad_x = np.zeros_like(ctx.x)
         for k in range(kh * kw):  # row-major order, so a tie goes to its first maximum
             i, j = divmod(k, kw)
             won = ctx.windows[..., i, j] == ctx.out
-            won &= ~taken
-            taken |= won
-            grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw] += grad_out * won
+            pixels = grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw]
+            if overlapping:  # a pixel may win several windows: add up its shares
+                share = remaining * won
+                pixels += share
+            else:  # each pixel is in one window at most: write its share in place
+                share = np.multiply(remaining, won, out=pixels)
+            remaining -= share  # a window already won gives later ties nothing
         return (grad_x,)
         ### END SOLUTION
 
