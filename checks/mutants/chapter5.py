@@ -34,18 +34,18 @@ MUTANTS = [
     # -- 5.2 LayerNorm
     Mutant(
         "5.2", "unbiased variance (÷ n - 1)",
-        "variance = (centred**2).mean(axis=1, keepdims=True)",
-        "variance = (centred**2).sum(axis=1, keepdims=True) / max(size - 1, 1)",
+        "variance = np.square(centred) @ average",
+        "variance = np.square(centred).sum(axis=1) / max(size - 1, 1)",
     ),
     Mutant(
         "5.2", "mean over the wrong axis (the batch)",
-        "centred = x2 - x2.mean(axis=1, keepdims=True)",
+        "centred = x2 - (x2 @ average)[:, None]",
         "centred = x2 - x2.mean(axis=0, keepdims=True)",
     ),
     Mutant(
         "5.2", "eps added outside the square root",
-        "inv_std = 1 / np.sqrt(variance + eps)",
-        "inv_std = 1 / (np.sqrt(variance) + eps)",
+        "inv_std = 1 / np.sqrt(variance + eps)[:, None]",
+        "inv_std = 1 / (np.sqrt(variance) + eps)[:, None]",
     ),
     Mutant(
         "5.2", "backward without the mean of ĝ",
@@ -59,14 +59,14 @@ MUTANTS = [
     ),
     Mutant(
         "5.2", "bias gradient of the first row only",
-        "grad_b = g2.sum(axis=0).reshape(bias_shape)",
+        "grad_b = (ones @ g2).reshape(bias_shape)",
         "grad_b = g2[0].reshape(bias_shape)",
     ),
     # -- 5.3 scaled dot-product attention
     Mutant(
         "5.3", "scale missing",
-        "scores = (query @ np.swapaxes(key, -1, -2)) * scale",
-        "scores = query @ np.swapaxes(key, -1, -2)",
+        "        scores *= scale  # in place from here on: the scores are this op's own new array\n",
+        "",
     ),
     Mutant(
         "5.3", "scale 1/E instead of 1/√E",
@@ -90,19 +90,21 @@ MUTANTS = [
         "            scores = scores + attn_mask.astype(scores.dtype, copy=False)\n"
         "        top = scores.max(axis=-1, keepdims=True)\n"
         "        top[np.isneginf(top)] = 0  # a fully masked row: exp(-∞ - 0) = 0, never -∞ + ∞\n"
-        "        weights = np.exp(scores - top)\n"
+        "        scores -= top\n"
+        "        weights = np.exp(scores, out=scores)\n"
         "        total = weights.sum(axis=-1, keepdims=True)\n"
         "        total[total == 0] = 1  # a fully masked row stays 0\n"
-        "        weights = weights / total\n",
+        "        weights /= total\n",
         "            pass\n"
         "        elif attn_mask is not None:\n"
         "            scores = scores + attn_mask.astype(scores.dtype, copy=False)\n"
         "        top = scores.max(axis=-1, keepdims=True)\n"
         "        top[np.isneginf(top)] = 0  # a fully masked row: exp(-∞ - 0) = 0, never -∞ + ∞\n"
-        "        weights = np.exp(scores - top)\n"
+        "        scores -= top\n"
+        "        weights = np.exp(scores, out=scores)\n"
         "        total = weights.sum(axis=-1, keepdims=True)\n"
         "        total[total == 0] = 1  # a fully masked row stays 0\n"
-        "        weights = weights / total\n"
+        "        weights /= total\n"
         "        if attn_mask is not None and attn_mask.dtype == bool:\n"
         "            weights = weights * attn_mask\n",
     ),

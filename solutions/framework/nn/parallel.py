@@ -27,8 +27,8 @@ gradients cross through memory shared with each worker while the parameters keep
 and dtypes they had then (down the pipe otherwise); the rest goes down the pipe. An error in
 a worker is raised here with the worker's traceback; a worker that ended makes the call
 raise, and the next call starts new workers. A process waiting for another polls the pipe for
-up to `SPIN_SECONDS` before it sleeps: waking a sleeping process costs more than the step's
-work between two messages. Workers start with `fork`, on Linux;
+up to `SPIN_SECONDS` before it sleeps: a sleeping process took 50-110 µs to wake up, and a
+step waits four times. Workers start with `fork`, on Linux;
 elsewhere the module runs unsplit, with a warning (Windows has no fork, and on macOS a process
 forked after NumPy's BLAS (Apple's Accelerate) has run may crash in it).
 """
@@ -57,10 +57,11 @@ from .modules import Module
 _ours: weakref.WeakSet = weakref.WeakSet()  # this process's end of each worker's pipe
 
 # A process blocked on an empty pipe took 50-110 µs to wake up on the 2-core machine, and a
-# split training step waits on the pipe four times (W4: 3.3 ms a step, 2.9 ms polling first).
-# So a process that waits polls first, as OpenMP's threads spin before they sleep; for a
-# bounded time, so that an idle worker sleeps.
-SPIN_SECONDS = 0.002
+# split training step waits on the pipe four times: W4's step took 3.3 ms, 2.9 ms when each
+# wait polls first, as OpenMP's threads spin before they sleep. Long enough to outlast a
+# training loop's own work between two steps (in `make bench`, another contender's step of a
+# few ms: W4 2.9 ms polling 2 ms, 2.8 ms polling 10), short enough that an idle worker sleeps.
+SPIN_SECONDS = 0.01
 
 
 def forks_workers() -> bool:
