@@ -112,6 +112,13 @@ sizes = st.fixed_dictionaries({
     "n_head": st.integers(1, 2), "head_dim": st.integers(1, 3), "batch": st.integers(1, 2),
 })
 
+# LayerNorm over two features is near-singular where they nearly agree: a central difference
+# at 1e-6 loses its fourth digit there (seen at n_embd=2), so gradients are checked on four or more.
+gradient_sizes = st.builds(
+    lambda size, heads: {**size, "n_head": heads[0], "head_dim": heads[1]},
+    sizes, st.sampled_from([(1, 4), (2, 2), (2, 3)]),
+)
+
 
 def model_of(size: dict, seed: int):
     fw.manual_seed(seed)
@@ -392,7 +399,7 @@ def test_bits_per_char_divides_by_ln_2(nats):
 
 
 @check("7.4")
-@given(size=sizes, seed=seeds)
+@given(size=gradient_sizes, seed=seeds)
 def test_loss_gradients_reach_every_weight_the_tied_head_too(size, seed):
     """∂loss for every parameter (wte from the embedding and the head), float64 differences."""
     model = model_of(size, seed)
