@@ -651,3 +651,25 @@ def test_attention_dropout_zeroes_attention_weights_after_the_softmax():
         "each attention weight is either dropped or scaled by 1/(1-p), after the softmax")
     np.testing.assert_allclose(summed, kept.sum(axis=-1), rtol=1e-5, atol=1e-6)
     assert np.isclose(kept, 0).mean() == pytest.approx(p, abs=0.15)
+
+
+# -- row_max: NumPy's max along the last axis, by another road for short rows ----------------------
+
+row_max = importlib.import_module("framework.function").row_max
+
+
+@given(x=arrays(st.sampled_from([np.float32, np.float64]),
+                array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=70),
+                elements=st.floats(-1e4, 1e4, width=32) | st.sampled_from([np.inf, -np.inf])))
+def test_row_max_equals_numpys_max_along_the_last_axis(x):
+    """The same numbers, shape (keepdims) and dtype as x.max(axis=-1, keepdims=True), for rows
+    shorter and longer than SHORT_ROW, infinities included."""
+    expected = x.max(axis=-1, keepdims=True)
+    got = row_max(x)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_row_max_propagates_nan_as_numpy_does():
+    x = np.array([[1.0, np.nan, 2.0], [np.inf, -np.inf, 0.0]])
+    np.testing.assert_array_equal(row_max(x), x.max(axis=-1, keepdims=True))

@@ -2,6 +2,7 @@
 
     python -m checks.tools.bench            # the full measurement (a few minutes)
     python -m checks.tools.bench --quick    # a couple of untimed steps, so it cannot rot
+    python -m checks.tools.bench --only W3  # some workloads only (bench-results.json untouched)
 
 `IMPL` picks the framework (default: yours; the README's figures use IMPL=solutions).
 Runs every workload once with one thread given and once with the machine's cores (`--threads`
@@ -57,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--threads", type=int, nargs="+", default=None,
                         help="thread counts to give, one pass each (default: 1 and the cores)")
+    parser.add_argument("--only", nargs="+", choices=[name for name, _, _ in WORKLOADS],
+                        help="measure these workloads only; bench-results.json is left as it is")
     args = parser.parse_args(argv)
     fw = load_framework()
     steps, warmup = (2, 0) if args.quick else (max(args.steps, 20), 3)
@@ -71,13 +74,13 @@ def main(argv: list[str] | None = None) -> int:
         fw.memory.tune()  # the figures are measured with the framework's opt-in tuning
         print(f"\n{count} thread{'s' * (count > 1)} given: PyTorch's; NumPy's BLAS after "
               f"memory.tune(): {blas_threads()}", flush=True)
-        passes[count] = measure(fw, steps, warmup)
+        passes[count] = measure(fw, steps, warmup, args.only)
         table(passes[count])
     if len(passes) > 1:
         side_by_side(passes)
     print(f"load average at the end: {', '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    if args.quick:
-        print("\n(quick mode: untimed smoke run)")
+    if args.quick or args.only:
+        print("\n(quick mode: untimed smoke run)" if args.quick else "\n(some workloads only)")
         return 0
     with open(ROOT / "bench-results.json", "w") as file:
         json.dump({f"{count} threads": results for count, results in passes.items()}, file,
@@ -86,10 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def measure(fw, steps: int, warmup: int) -> dict[str, dict]:
-    """Every available workload's result at the threads given now."""
+def measure(fw, steps: int, warmup: int, only: list[str] | None = None) -> dict[str, dict]:
+    """Every available workload's result (or those named in `only`) at the threads given now."""
     results = {}
     for name, module, chapter in available():
+        if only and name not in only:
+            continue
         start = time.perf_counter()
         try:
             result = module.run(fw, steps=steps, warmup=warmup)

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..function import Function, broadcast_failure, unbroadcast, unwrap
+from ..function import Function, broadcast_failure, row_max, unbroadcast, unwrap
 from ..generator import default_generator
 from ..tensor import Tensor
 
