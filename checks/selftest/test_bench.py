@@ -135,18 +135,29 @@ def test_interleaved_timing_takes_turns_step_by_step_in_rotating_order():
     assert all(timed[name][0] > 0 for name in "abc")
 
 
-def test_pytorch_takes_blocks_between_rounds_of_the_framework_and_floor_taking_turns(monkeypatch):
+def test_every_side_takes_blocks_of_steps_in_rotating_order(monkeypatch):
     calls = []
 
     def contender(name):
         return lambda: calls.append(name) or 1.0
 
     framework, floor, torch = floors.timed_with_floor_and_torch(
-        contender("a"), contender("b"), contender("t"), steps=4, warmup=1, rounds=2,
+        contender("a"), contender("b"), contender("t"), steps=5, warmup=1, block=2,
         torch_version="test")
-    assert "".join(calls) == "ab" + "t" + "abba" + "tt" + "abba" + "tt"
-    assert len(framework["losses"]) == len(floor["losses"]) == len(torch["losses"]) == 5
+    assert "".join(calls) == "abt" + "aabbtt" + "bbttaa" + "tab"
+    assert len(framework["losses"]) == len(floor["losses"]) == len(torch["losses"]) == 6
     assert torch["version"] == "test" and framework["ms_per_step"] > 0
+
+
+def test_without_pytorch_the_framework_and_floor_take_the_blocks():
+    calls = []
+
+    def contender(name):
+        return lambda: calls.append(name) or 1.0
+
+    _, _, torch = floors.timed_with_floor_and_torch(contender("a"), contender("b"), None,
+                                                    steps=4, warmup=0, block=2)
+    assert "".join(calls) == "aabb" + "bbaa" and torch is None
 
 
 def test_w1_runs_a_contender_under_its_collector_setting_and_restores_the_process_setting():
