@@ -70,8 +70,9 @@ ALTERNATIVES = [
             # ĝ = g · w, so the row means of ĝ and of ĝ x̂ are g and g x̂ times w / size:
             # two products with one vector, and ĝ formed once, as ∂x's own buffer
             w = np.ones(size, g2.dtype) if weight is None else weight.reshape(-1)
-            mean_g_hat = (g2 @ (w / size))[:, None]
-            mean_g_hat_x_hat = (g_x_hat @ (w / size))[:, None]
+            w_mean = w / size
+            mean_g_hat = (g2 @ w_mean)[:, None]
+            mean_g_hat_x_hat = (g_x_hat @ w_mean)[:, None]
             grad_x = g2 * w
             grad_x -= mean_g_hat
             grad_x -= np.multiply(x_hat, mean_g_hat_x_hat, out=g_x_hat)

@@ -103,7 +103,7 @@ MUTANTS = [
     Mutant(
         "5.3", "boolean mask applied after the softmax",
         BOOLEAN_MASK + SOFTMAX_ROWS,
-        "            pass\n" + SOFTMAX_ROWS[SOFTMAX_ROWS.index("        elif"):]
+        "            pass\n" + SOFTMAX_ROWS
         + "        if attn_mask is not None and attn_mask.dtype == bool:\n"
         "            weights = weights * attn_mask\n",
     ),
