@@ -109,25 +109,11 @@ ALTERNATIVES = [
     ),
     Mutant(
         "6.5", "max pooling's backward through a one-hot mask",
-        """        (kh, kw), (sh, sw), (oh, ow) = ctx.windows.shape[4:], ctx.stride, grad.shape[2:]
-        overlapping = sh < kh or sw < kw
-        remaining = np.empty_like(ctx.out)  # laid out as the output: like with like is fast
-        remaining[...] = grad  # each window's G, until one of its offsets wins it
-        grad_x = np.zeros_like(ctx.x)
-        for k in range(kh * kw):  # row-major order, so a tie goes to its first maximum
-            i, j = divmod(k, kw)
-            won = ctx.windows[..., i, j] == ctx.out
-            pixels = grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw]
-            if overlapping:  # a pixel may win several windows: add up its shares
-                share = remaining * won
-                pixels += share
-            else:  # each pixel is in one window at most: write its share in place
-                share = np.multiply(remaining, won, out=pixels)
-            remaining -= share  # a window already won gives later ties nothing
-        return (grad_x,)""",
+        WHOLE_REGION,
         """        one_hot = ctx.winner[..., None] == np.arange(ctx.kernel[0] * ctx.kernel[1])
         windows_grad = (one_hot * grad[..., None]).reshape(grad.shape + ctx.kernel)
         return (fold(windows_grad, ctx.shape, ctx.stride, (0, 0)),)""",
+        within="MaxPool2dFunction.backward",
     ),
     Mutant(
         "6.6", "average pooling as a sum divided",

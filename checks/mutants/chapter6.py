@@ -103,7 +103,7 @@ MUTANTS = [
     # -- 6.5 max pooling
     Mutant(
         "6.5", "a tie routed to every maximum of its window",
-        "            remaining -= share  # a window already won gives later ties nothing\n",
+        "            won &= unclaimed  # a window already won gives later ties nothing\n",
         "",
     ),
     Mutant(
@@ -114,14 +114,14 @@ MUTANTS = [
     Mutant(
         "6.5", "gradient to every pixel of the window, as an average would",
         """            won = ctx.windows[..., i, j] == ctx.out
+            won &= unclaimed  # a window already won gives later ties nothing
+            unclaimed ^= won
             pixels = grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw]
             if overlapping:  # a pixel may win several windows: add up its shares
-                share = remaining * won
-                pixels += share
+                pixels += laid_out * won
             else:  # each pixel is in one window at most: write its share in place
-                share = np.multiply(remaining, won, out=pixels)
-            remaining -= share  # a window already won gives later ties nothing""",
-        """            grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw] += remaining""",
+                np.multiply(laid_out, won, out=pixels)""",
+        """            grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw] = laid_out""",
     ),
     Mutant(
         "6.5", "each window's gradient to its first pixel, whatever the maximum",

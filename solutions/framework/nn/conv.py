@@ -236,19 +236,22 @@ class MaxPool2dFunction(Function):
         ### BEGIN SOLUTION 6.5
         (kh, kw), (sh, sw), (oh, ow) = ctx.windows.shape[4:], ctx.stride, grad.shape[2:]
         overlapping = sh < kh or sw < kw
-        remaining = np.empty_like(ctx.out)  # laid out as the output: like with like is fast
-        remaining[...] = grad  # each window's G, until one of its offsets wins it
-        grad_x = np.zeros_like(ctx.x)
+        tiled = (sh, sw) == (kh, kw) and (oh * kh, ow * kw) == ctx.shape[2:]
+        # windows that tile x write every pixel below, once: no zeros needed first
+        grad_x = np.empty_like(ctx.x) if tiled else np.zeros_like(ctx.x)
+        laid_out = np.empty_like(ctx.out)  # G laid out as the output: like with like is fast
+        laid_out[...] = grad
+        unclaimed = np.ones_like(ctx.out, dtype=bool)  # windows no offset has won yet
         for k in range(kh * kw):  # row-major order, so a tie goes to its first maximum
             i, j = divmod(k, kw)
             won = ctx.windows[..., i, j] == ctx.out
+            won &= unclaimed  # a window already won gives later ties nothing
+            unclaimed ^= won
             pixels = grad_x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw]
             if overlapping:  # a pixel may win several windows: add up its shares
-                share = remaining * won
-                pixels += share
+                pixels += laid_out * won
             else:  # each pixel is in one window at most: write its share in place
-                share = np.multiply(remaining, won, out=pixels)
-            remaining -= share  # a window already won gives later ties nothing
+                np.multiply(laid_out, won, out=pixels)
         return (grad_x,)
         ### END SOLUTION
 
