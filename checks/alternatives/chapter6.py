@@ -95,17 +95,13 @@ ALTERNATIVES = [
     ),
     Mutant(
         "6.5", "max pooling: the first position equal to the maximum, a one-hot mask",
-        """        kh, kw = windows.shape[4:]
-        out = windows[..., 0, 0].copy(order="K")  # (N, C, OH, OW), laid out as x is
-        for k in range(1, kh * kw):  # one offset of every window at a time: kH·kW slices
-            np.maximum(out, windows[..., k // kw, k % kw], out=out)
-        ctx.x, ctx.windows, ctx.out = x, windows, out
-        return out""",
+        WHOLE_REGION,
         """        out = windows.max(axis=(4, 5))
         flat = windows.reshape(windows.shape[:4] + (-1,))
         ctx.winner = np.argmax(flat == out[..., None], axis=-1)  # the first True
         ctx.kernel = windows.shape[4:]
         return out""",
+        within="MaxPool2dFunction.forward",
     ),
     Mutant(
         "6.5", "max pooling's backward through a one-hot mask",

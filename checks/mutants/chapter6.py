@@ -135,8 +135,12 @@ MUTANTS = [
     ),
     Mutant(
         "6.5", "the forward takes each window's minimum",
-        "np.maximum(out, windows[..., k // kw, k % kw], out=out)",
-        "np.minimum(out, windows[..., k // kw, k % kw], out=out)",
+        """        out = np.maximum(offsets[0], offsets[-1])
+        for offset in offsets[1:-1]:
+            np.maximum(out, offset, out=out)""",
+        """        out = np.minimum(offsets[0], offsets[-1])
+        for offset in offsets[1:-1]:
+            np.minimum(out, offset, out=out)""",
     ),
     # -- 6.6 average pooling
     Mutant(
