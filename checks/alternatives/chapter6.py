@@ -100,7 +100,8 @@ ALTERNATIVES = [
         flat = windows.reshape(windows.shape[:4] + (-1,))
         ctx.winner = np.argmax(flat == out[..., None], axis=-1)  # the first True
         ctx.kernel = windows.shape[4:]
-        return out""",
+        return out
+""",
         within="MaxPool2dFunction.forward",
     ),
     Mutant(
@@ -108,7 +109,8 @@ ALTERNATIVES = [
         WHOLE_REGION,
         """        one_hot = ctx.winner[..., None] == np.arange(ctx.kernel[0] * ctx.kernel[1])
         windows_grad = (one_hot * grad[..., None]).reshape(grad.shape + ctx.kernel)
-        return (fold(windows_grad, ctx.shape, ctx.stride, (0, 0)),)""",
+        return (fold(windows_grad, ctx.shape, ctx.stride, (0, 0)),)
+""",
         within="MaxPool2dFunction.backward",
     ),
     Mutant(

@@ -59,6 +59,18 @@ def test_output_and_gradients_equal_the_unsplit_modules(processes, x):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
 
 
+def test_messages_longer_than_the_mailbox_go_down_the_pipe_whole(monkeypatch):
+    monkeypatch.setattr(parallel, "MAILBOX_BYTES", 64)  # every message longer than its block
+    split = nn.DataParallel(MODEL, 2)
+    x = np.random.default_rng(6).normal(size=(40, 3))
+    expected = output_and_gradients(MODEL, MODEL, x)
+    found = output_and_gradients(MODEL, split, x)
+    assert len(split._workers[0].requests.block) == 64
+    np.testing.assert_allclose(found[0], expected[0], rtol=1e-12, atol=1e-12)
+    for got, want in zip(found[1], expected[1]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
 def test_the_workers_compute_with_the_parameters_of_the_moment():
     model = mlp()
     split = nn.DataParallel(model, 2)

@@ -24,11 +24,13 @@ condition). Each forward gives the workers the parameters' current values and
 framework's generator (so dropout differs between chunks, and a seeded run repeats); buffers
 are the workers' copies from when they started, at the first forward. Parameter values and
 gradients cross through memory shared with each worker while the parameters keep the shapes
-and dtypes they had then (down the pipe otherwise); the rest goes down the pipe. An error in
-a worker is raised here with the worker's traceback; a worker that ended makes the call
-raise, and the next call starts new workers. A process waiting for another polls the pipe for
-up to `SPIN_SECONDS` before it sleeps: a sleeping process took 50-110 µs to wake up, and a
-step waits four times. Workers start with `fork`, on Linux;
+and dtypes they had then; every other message (requests, outputs, errors) is pickled into a
+mailbox, memory shared with the worker and a semaphore that announces it (down the pipe
+beyond `MAILBOX_BYTES`). An error in a worker is raised here with the worker's traceback; a
+worker that ended makes the call raise, and the next call starts new workers. A process
+waiting for another polls its semaphore for up to `SPIN_SECONDS` before it sleeps: a sleeping
+process took 50-110 µs to wake up, and a step waits four times. Workers start with `fork`,
+on Linux;
 elsewhere the module runs unsplit, with a warning (Windows has no fork, and on macOS a process
 forked after NumPy's BLAS (Apple's Accelerate) has run may crash in it).
 """
@@ -40,11 +42,13 @@ import math
 import mmap
 import multiprocessing
 import os
+import pickle
 import sys
 import time
 import traceback
 import warnings
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 
@@ -57,11 +61,15 @@ from .modules import Module
 _ours: weakref.WeakSet = weakref.WeakSet()  # this process's end of each worker's pipe
 
 # A process blocked on an empty pipe took 50-110 µs to wake up on the 2-core machine, and a
-# split training step waits on the pipe four times: W4's step took 3.3 ms, 2.9 ms when each
-# wait polls first, as OpenMP's threads spin before they sleep. Long enough to outlast a
-# training loop's own work between two steps (in `make bench`, another contender's step of a
-# few ms: W4 2.9 ms polling 2 ms, 2.8 ms polling 10), short enough that an idle worker sleeps.
+# split training step waits four times: W4's step took 3.3 ms, 2.9 ms when each wait polls
+# first, as OpenMP's threads spin before they sleep. Long enough to outlast a training loop's
+# own work between two steps (in `make bench`, another contender's step of a few ms: W4 2.9
+# ms polling 2 ms, 2.8 ms polling 10), short enough that an idle worker sleeps.
 SPIN_SECONDS = 0.01
+# How often a sleeping wait wakes to see whether the other process is still there.
+CHECK_SECONDS = 0.05
+# Each mailbox's block, in address space: its pages are touched only as messages fill them.
+MAILBOX_BYTES = 16 * 2**20
 
 
 def forks_workers() -> bool:
@@ -239,12 +247,14 @@ class _Worker:
 
     def __init__(self, module: Module) -> None:
         context = multiprocessing.get_context("fork")
-        self.connection, theirs = context.Pipe()
+        self.connection, theirs = context.Pipe()  # the lifeline, and messages too large
         _ours.add(self.connection)
+        self.requests, self.answers = _Mailbox(context), _Mailbox(context)
         arrays = [p.data for p in module.parameters()]
         self.weights, self.gradients = _Shared(arrays), _Shared(arrays)
-        self.process = context.Process(target=_serve, daemon=True, name="DataParallel worker",
-                                       args=(module, theirs, self.weights, self.gradients))
+        self.process = context.Process(
+            target=_serve, daemon=True, name="DataParallel worker",
+            args=(module, theirs, self.requests, self.answers, self.weights, self.gradients))
         self.process.start()
         theirs.close()
         self.keys, self.last_key, self.freed, self.dead = itertools.count(), None, [], False
@@ -269,7 +279,7 @@ class _Worker:
 
     def _send(self, request: tuple) -> None:
         try:
-            self.connection.send(request)
+            self.requests.put(request, self.connection)
         except OSError:
             self.dead = True
             raise RuntimeError(self._ended()) from None
@@ -277,8 +287,7 @@ class _Worker:
     def answer(self) -> tuple[str, object]:
         """("ok", the result) or ("error", what to raise)."""
         try:
-            _wait_for(self.connection)
-            return self.connection.recv()
+            return self.answers.get(self.connection, self.process.is_alive)
         except (EOFError, OSError):
             self.dead = True
             return "error", self._ended()
@@ -322,26 +331,31 @@ def _stop(connection, process) -> None:
         process.terminate()
 
 
-def _serve(module: Module, connection, weights: _Shared, gradients: _Shared) -> None:
+def _serve(module: Module, connection, requests: _Mailbox, answers: _Mailbox, weights: _Shared,
+           gradients: _Shared) -> None:
     """The worker's loop: a copy of `module`, kept in step by each request."""
     for inherited in list(_ours):  # fork copied this process's ends of every worker's pipe:
         inherited.close()          # while one is open here, that worker never reads the end
     parameters, modules = list(module.parameters()), list(module.modules())
     graphs = {}  # key → (output, the chunk's inputs that require grad)
+
+    def parent_there() -> bool:  # its end of the pipe is closed when it stops us, or ends
+        return not connection.poll()
+
     while True:
         try:
-            _wait_for(connection)
-            request = connection.recv()
-        except (EOFError, OSError):  # the parent closed its end, or ended
+            request = requests.get(connection, parent_there)
+        except (EOFError, OSError):
             return
         try:
             if request[0] == "forward":
-                connection.send(("ok", _forward(module, parameters, modules, graphs, weights,
-                                                *request[1:])))
+                answers.put(("ok", _forward(module, parameters, modules, graphs, weights,
+                                            *request[1:])), connection)
             else:
-                connection.send(("ok", _backward(parameters, graphs, gradients, *request[1:])))
+                answers.put(("ok", _backward(parameters, graphs, gradients, *request[1:])),
+                            connection)
         except Exception:
-            connection.send(("error", traceback.format_exc()))
+            answers.put(("error", traceback.format_exc()), connection)
 
 
 def _forward(module, parameters, modules, graphs, weights, key, freed, state, seed, args,
@@ -388,9 +402,49 @@ def _backward(parameters, graphs, gradients, key, grad) -> list:
     return answer + grads[len(positions):]
 
 
-def _wait_for(connection) -> None:
-    """Poll `connection` for up to SPIN_SECONDS, so that the `recv` after it rarely sleeps;
-    each poll that finds nothing gives the core to any other process that is ready to run."""
+class _Mailbox:
+    """Messages one way between this process and a worker forked afterwards: each pickled into a
+    block of memory both share, then announced by a semaphore. Down the pipe, a message took 16
+    µs to send and a round trip 50 µs on the 2-core machine (a virtual one: each write woke the
+    other core through the kernel); through the mailbox, 5 µs and 12. One message at a time:
+    a request is answered before the next is put, so the block is read before it is written
+    again. A message longer than the block goes down the pipe, announced the same way.
+    """
+
+    def __init__(self, context) -> None:
+        self.block = mmap.mmap(-1, MAILBOX_BYTES)
+        self.posted = context.Semaphore(0)
+
+    def put(self, message, connection) -> None:
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        size = len(data) if len(data) <= MAILBOX_BYTES - 8 else -1
+        if size >= 0:
+            self.block[8:8 + size] = data
+        self.block[:8] = size.to_bytes(8, "little", signed=True)
+        self.posted.release()  # after the writes: the semaphore orders them for the reader
+        if size < 0:
+            connection.send_bytes(data)
+
+    def get(self, connection, there: Callable[[], bool]):
+        """The next message, waiting for it (polling, then asleep); EOFError if `there()`
+        finds the other process gone first. Unpickling copies every array out of the block."""
+        if not _wait(self.posted, there):
+            raise EOFError
+        size = int.from_bytes(self.block[:8], "little", signed=True)
+        with memoryview(self.block) as block:
+            return pickle.loads(connection.recv_bytes() if size < 0 else block[8:8 + size])
+
+
+def _wait(semaphore, there: Callable[[], bool]) -> bool:
+    """Take `semaphore`: polled for up to SPIN_SECONDS (each poll that finds nothing gives the
+    core to any other process ready to run), then asleep, waking every CHECK_SECONDS to ask
+    `there()`; False if the other process is gone and nothing was posted."""
     deadline = time.perf_counter() + SPIN_SECONDS
-    while not connection.poll() and time.perf_counter() < deadline:
+    while not semaphore.acquire(False):
+        if time.perf_counter() > deadline:
+            while not semaphore.acquire(timeout=CHECK_SECONDS):
+                if not there():  # posted just before it left, or gone
+                    return semaphore.acquire(False)
+            return True
         os.sched_yield()
+    return True
