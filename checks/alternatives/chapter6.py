@@ -71,27 +71,10 @@ ALTERNATIVES = [
     ),
     Mutant(
         "6.4", "input gradient by col2im: G times the kernels, folded back",
-        """    n, c_out, oh, ow = grad.shape
-    kh, kw = weight.shape[2:]
-    (sh, sw), (ph, pw) = stride, padding
-    spread = grad  # with stride 1 there is nothing to spread
-    if (sh, sw) != (1, 1):
-        spread = np.zeros_like(grad, shape=(n, c_out, (oh - 1) * sh + 1, (ow - 1) * sw + 1))
-        spread[:, :, ::sh, ::sw] = grad
-    windows = unfold(spread, (kh, kw), padding=(kh - 1, kw - 1))  # (N, C_out, H', W', kH, kW)
-    windows = windows[:, :, ph:ph + shape[2], pw:pw + shape[3]]  # x's positions, not its padding
-    h, w = windows.shape[2:4]  # short of x's where its last rows were in no window
-    columns = windows.transpose(0, 2, 3, 4, 5, 1).reshape(-1, kh * kw * c_out)
-    flipped = weight[:, :, ::-1, ::-1]
-    kernels = flipped.transpose(2, 3, 0, 1).reshape(-1, weight.shape[1])  # (kH·kW·C_out, C)
-    grad_x = (columns @ kernels).reshape(n, h, w, shape[1]).transpose(0, 3, 1, 2)  # channels last
-    if (h, w) == tuple(shape[2:]):
-        return grad_x
-    padded = np.zeros_like(grad_x, shape=shape)  # zeros for the rows no window reached
-    padded[:, :, :h, :w] = grad_x
-    return padded""",
+        WHOLE_REGION,
         """    windows_grad = np.tensordot(grad, weight, axes=([1], [0]))  # (N, OH, OW, C, kH, kW)
-    return fold(windows_grad.transpose(0, 3, 1, 2, 4, 5), shape, stride, padding)""",
+    return fold(windows_grad.transpose(0, 3, 1, 2, 4, 5), shape, stride, padding)
+""",
     ),
     Mutant(
         "6.5", "max pooling: the first position equal to the maximum, a one-hot mask",

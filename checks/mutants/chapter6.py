@@ -86,19 +86,25 @@ MUTANTS = [
         "kernels = flipped.transpose(2, 3, 1, 0)",
     ),
     Mutant(
-        "6.4", "input gradient not cropped past the padding",
-        "windows = windows[:, :, ph:ph + shape[2], pw:pw + shape[3]]",
-        "windows = windows[:, :, :shape[2], :shape[3]]",
+        "6.4", "G placed in x's frame as if x had no padding",
+        "top, left = kh - 1 - ph, kw - 1 - pw",
+        "top, left = kh - 1, kw - 1",
     ),
     Mutant(
-        "6.4", "full correlation padded by the kernel's height on both axes",
-        "padding=(kh - 1, kw - 1))",
-        "padding=(kh - 1, kh - 1))",
+        "6.4", "G's columns placed by the kernel's height",
+        "top, left = kh - 1 - ph, kw - 1 - pw",
+        "top, left = kh - 1 - ph, kh - 1 - pw",
     ),
     Mutant(
         "6.4", "G not spread out by the stride (placed side by side)",
-        "spread[:, :, ::sh, ::sw] = grad",
-        "spread[:, :, :oh, :ow] = grad",
+        """    frame[:, :, mh + top:mh + top + (oh - 1) * sh + 1:sh,
+          mw + left:mw + left + (ow - 1) * sw + 1:sw] = grad""",
+        "    frame[:, :, mh + top:mh + top + oh, mw + left:mw + left + ow] = grad",
+    ),
+    Mutant(
+        "6.4", "no margin where the padding is wider than the kernel (G's edge wraps around)",
+        "mh, mw = max(-top, 0), max(-left, 0)",
+        "mh, mw = 0, 0",
     ),
     # -- 6.5 max pooling
     Mutant(

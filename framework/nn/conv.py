@@ -100,8 +100,8 @@ def conv2d_bias_grad(grad: np.ndarray) -> np.ndarray:
 def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, shape, stride, padding) -> np.ndarray:
     """∂x = the transposed convolution of G: G spread out by the stride (zeros between), then
     a full correlation (padding k - 1) with the kernel flipped in both axes and its two
-    channel axes swapped; cropped to x's shape (the padding, and rows no window reached).
-    A convolution like the forward's, so one product of channels-last columns again.
+    channel axes swapped, at x's positions only (not its padding's); rows no window reached
+    get 0. A convolution like the forward's, so one product of channels-last columns again.
     """
     ### BEGIN SOLUTION 6.4
     raise NotImplementedError("Exercise 6.4: Input gradient — see chapters/06_convolution.ipynb, '6.4 The input gradient: a transposed convolution'")

@@ -112,29 +112,27 @@ def conv2d_bias_grad(grad: np.ndarray) -> np.ndarray:
 def conv2d_input_grad(grad: np.ndarray, weight: np.ndarray, shape, stride, padding) -> np.ndarray:
     """∂x = the transposed convolution of G: G spread out by the stride (zeros between), then
     a full correlation (padding k - 1) with the kernel flipped in both axes and its two
-    channel axes swapped; cropped to x's shape (the padding, and rows no window reached).
-    A convolution like the forward's, so one product of channels-last columns again.
+    channel axes swapped, at x's positions only (not its padding's); rows no window reached
+    get 0. A convolution like the forward's, so one product of channels-last columns again.
     """
     ### BEGIN SOLUTION 6.4
     n, c_out, oh, ow = grad.shape
     kh, kw = weight.shape[2:]
     (sh, sw), (ph, pw) = stride, padding
-    spread = grad  # with stride 1 there is nothing to spread
-    if (sh, sw) != (1, 1):
-        spread = np.zeros_like(grad, shape=(n, c_out, (oh - 1) * sh + 1, (ow - 1) * sw + 1))
-        spread[:, :, ::sh, ::sw] = grad
-    windows = unfold(spread, (kh, kw), padding=(kh - 1, kw - 1))  # (N, C_out, H', W', kH, kW)
-    windows = windows[:, :, ph:ph + shape[2], pw:pw + shape[3]]  # x's positions, not its padding
-    h, w = windows.shape[2:4]  # short of x's where its last rows were in no window
+    # G spread by the stride into x's frame widened by k - 1: output row a read x's rows
+    # a·s - p … a·s - p + k - 1, so it goes to frame row a·s + k - 1 - p, and x's row y then
+    # gathers frame rows y … y + k - 1: one window per pixel of x, none to crop or add
+    top, left = kh - 1 - ph, kw - 1 - pw
+    mh, mw = max(-top, 0), max(-left, 0)  # a margin where the padding is wider than the kernel
+    frame = np.zeros_like(grad, shape=(n, c_out, shape[2] + kh - 1 + 2 * mh,
+                                       shape[3] + kw - 1 + 2 * mw))
+    frame[:, :, mh + top:mh + top + (oh - 1) * sh + 1:sh,
+          mw + left:mw + left + (ow - 1) * sw + 1:sw] = grad
+    windows = unfold(frame, (kh, kw))[:, :, mh:mh + shape[2], mw:mw + shape[3]]
     columns = windows.transpose(0, 2, 3, 4, 5, 1).reshape(-1, kh * kw * c_out)
     flipped = weight[:, :, ::-1, ::-1]
     kernels = flipped.transpose(2, 3, 0, 1).reshape(-1, weight.shape[1])  # (kH·kW·C_out, C)
-    grad_x = (columns @ kernels).reshape(n, h, w, shape[1]).transpose(0, 3, 1, 2)  # channels last
-    if (h, w) == tuple(shape[2:]):
-        return grad_x
-    padded = np.zeros_like(grad_x, shape=shape)  # zeros for the rows no window reached
-    padded[:, :, :h, :w] = grad_x
-    return padded
+    return (columns @ kernels).reshape(n, *shape[2:], shape[1]).transpose(0, 3, 1, 2)
     ### END SOLUTION
 
 
