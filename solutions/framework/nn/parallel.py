@@ -24,15 +24,15 @@ condition). Each forward gives the workers the parameters' current values and
 framework's generator (so dropout differs between chunks, and a seeded run repeats); buffers
 are the workers' copies from when they started, at the first forward. Parameter values and
 gradients cross through memory shared with each worker while the parameters keep the shapes
-and dtypes they had then; every other message (requests, outputs, errors) is pickled into a
-mailbox, memory shared with the worker and a semaphore that announces it (down the pipe
-beyond `MAILBOX_BYTES`). An error in a worker is raised here with the worker's traceback; a
-worker that ended makes the call raise, and the next call starts new workers. A process
-waiting for another polls its semaphore for up to `SPIN_SECONDS` before it sleeps: a sleeping
-process took 50-110 µs to wake up, and a step waits four times. Workers start with `fork`,
-on Linux;
-elsewhere the module runs unsplit, with a warning (Windows has no fork, and on macOS a process
-forked after NumPy's BLAS (Apple's Accelerate) has run may crash in it).
+and dtypes they had then (inside the messages otherwise); the messages themselves (requests,
+outputs, errors) are pickled into a mailbox, memory shared with the worker and a semaphore
+that announces each one (down the pipe beyond `MAILBOX_BYTES`). An error in a worker is
+raised here with the worker's traceback; a worker that ended makes the call raise, and the
+next call starts new workers. A process waiting for another polls its semaphore for up to
+`SPIN_SECONDS` before it sleeps: a sleeping process took 50-110 µs to wake up, and a step
+waits four times. Workers start with `fork`, on Linux; elsewhere the module runs unsplit,
+with a warning (Windows has no fork, and on macOS a process forked after NumPy's BLAS
+(Apple's Accelerate) has run may crash in it).
 """
 
 from __future__ import annotations
