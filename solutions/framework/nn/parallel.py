@@ -440,11 +440,11 @@ def _wait(semaphore, there: Callable[[], bool]) -> bool:
     core to any other process ready to run), then asleep, waking every CHECK_SECONDS to ask
     `there()`; False if the other process is gone and nothing was posted."""
     deadline = time.perf_counter() + SPIN_SECONDS
-    while not semaphore.acquire(False):
-        if time.perf_counter() > deadline:
-            while not semaphore.acquire(timeout=CHECK_SECONDS):
-                if not there():  # posted just before it left, or gone
-                    return semaphore.acquire(False)
+    while time.perf_counter() < deadline:
+        if semaphore.acquire(False):
             return True
         os.sched_yield()
+    while not semaphore.acquire(timeout=CHECK_SECONDS):
+        if not there():  # posted just before it left, or gone
+            return semaphore.acquire(False)
     return True
