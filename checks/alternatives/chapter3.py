@@ -141,22 +141,23 @@ ALTERNATIVES = [
         """)),
     # -- 3.4 cross-entropy
     Mutant("3.4", "cross-entropy as -Σ q log p with a one-hot target matrix", code("""
-        n = logits.shape[0]
-        rows = np.arange(n)
+        n, classes = logits.shape
         keep = targets != ignore_index
         count = int(np.count_nonzero(keep))
-        picked = np.where(keep, targets, 0)  # an ignored row picks class 0; its loss is zeroed
+        # where each row's target logit lies in the flattened logits (one gather, not a pair of
+        # row and column indices); an ignored row points at class 0, and its loss is zeroed
+        target_at = np.arange(0, n * classes, classes) + np.where(keep, targets, 0)
         shifted = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(shifted)
         total = e.sum(axis=1, keepdims=True)
         log_total = np.log(total[:, 0])
-        losses = log_total - shifted[rows, picked]  # -log p[i, yᵢ]
+        losses = log_total - shifted.ravel()[target_at]  # -log p[i, yᵢ]
         if label_smoothing:
             # -mean_c log p[i, c] = log Σ eˣ - mean_c shifted
             smooth = log_total - shifted.mean(axis=1)
             losses = (1 - label_smoothing) * losses + label_smoothing * smooth
         losses = losses * keep
-        ctx.save_for_backward(e, total, rows, picked, keep)
+        ctx.save_for_backward(e, total, target_at, keep)
         ctx.reduction, ctx.count, ctx.label_smoothing = reduction, count, label_smoothing
         """), code("""
         classes = logits.shape[1]
@@ -171,15 +172,15 @@ ALTERNATIVES = [
         ctx.reduction, ctx.count = reduction, count
         """)),
     Mutant("3.4", "cross-entropy backward (softmax - q) per row", code("""
-        e, total, rows, picked, keep = ctx.saved_tensors
+        e, total, target_at, keep = ctx.saved_tensors
         eps = ctx.label_smoothing
         # each row's cotangent: its own ("none"), the loss's ("sum"), or 1/count of it ("mean")
         scale = grad * keep
         if ctx.reduction == "mean":
             scale = scale / max(ctx.count, 1)
         scale = scale[:, None]
-        grad_logits = e / total * scale  # softmax, times each row's cotangent
-        grad_logits[rows, picked] -= (1 - eps) * scale[:, 0]
+        grad_logits = e * (scale / total)  # softmax times each row's cotangent, in one pass
+        grad_logits.ravel()[target_at] -= (1 - eps) * scale[:, 0]
         if eps:
             grad_logits -= eps / e.shape[1] * scale
         return grad_logits, None

@@ -112,8 +112,8 @@ MUTANTS = [
     ),
     Mutant(
         "3.4", "label smoothing forgotten in the gradient",
-        "grad_logits[rows, picked] -= (1 - eps) * scale[:, 0]",
-        "grad_logits[rows, picked] -= scale[:, 0]",
+        "grad_logits.ravel()[target_at] -= (1 - eps) * scale[:, 0]",
+        "grad_logits.ravel()[target_at] -= scale[:, 0]",
     ),
     # -- 3.5 MSE and BCE
     Mutant(
