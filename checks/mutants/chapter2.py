@@ -104,8 +104,8 @@ MUTANTS = [
     ),
     Mutant(
         "2.4", "relu passes the gradient where a < 0",
-        "return (grad * (out > 0),)",
-        "return (grad * (out >= 0),)",
+        "passed = np.greater(out, 0, out=np.empty_like(grad))",
+        "passed = np.greater_equal(out, 0, out=np.empty_like(grad))",
     ),
     Mutant(
         "2.4", "sigmoid's derivative as s instead of s(1 - s)",
