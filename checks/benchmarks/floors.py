@@ -176,16 +176,22 @@ def w2_parameters() -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 class W2Floor:
-    """The W2 step on plain arrays: float32 forward, hand-derived backward, flat Adam."""
+    """The W2 step on plain arrays: float32 forward, hand-derived backward, flat Adam.
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, layers):
-        self.X, self.y, self.n = X, y, len(y)
+    With `new_arrays`, every activation and gradient is written into a new array instead of
+    a buffer kept across steps, and the pre-activations stay alive until the step ends, as a
+    graph of tensors keeps them: the framework's memory, without its Python. The floor is
+    the default; the variant measures how much of the framework's distance is memory.
+    """
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, layers, new_arrays: bool = False):
+        self.X, self.y, self.n, self.new_arrays = X, y, len(y), new_arrays
         classes = W2_SIZES[-1]
         self.picked = np.arange(self.n) * classes + y  # flat index of each target logit
         self.onehot = np.eye(classes, dtype=np.float32)[y]
         self.ones = np.ones(self.n, np.float32)
-        # activations and their gradients live in buffers kept across steps: the floor
-        # pays for arithmetic only, never for allocating or page-faulting memory
+        # activations and their gradients live in buffers kept across steps: the floor pays
+        # for arithmetic only, never for allocating memory or for a footprint beyond the caches
         hidden = (self.n, W2_SIZES[1]), (self.n, W2_SIZES[2]), (self.n, classes)
         self.buffers = [np.empty(s, np.float32) for s in (*hidden, hidden[1], hidden[0])]
         # weights stored (in, out) so that forward is x @ W; all parameters in one buffer
@@ -202,14 +208,15 @@ class W2Floor:
     def step(self) -> float:
         W1, b1, W2, b2, W3, b3 = self.params
         gW1, gb1, gW2, gb2, gW3, gb3 = self.grads
-        h1, h2, z, d2, d1 = self.buffers
-        np.matmul(self.X, W1, out=h1)
-        h1 += b1
-        np.maximum(h1, 0, out=h1)
-        np.matmul(h1, W2, out=h2)
-        h2 += b2
-        np.maximum(h2, 0, out=h2)
-        np.matmul(h2, W3, out=z)
+        # with new_arrays every out= below is None: NumPy writes the result into a new array
+        h1, h2, z, d2, d1 = (None,) * 5 if self.new_arrays else self.buffers
+        a1 = np.matmul(self.X, W1, out=h1)
+        a1 += b1
+        r1 = np.maximum(a1, 0, out=h1)
+        a2 = np.matmul(r1, W2, out=h2)
+        a2 += b2
+        r2 = np.maximum(a2, 0, out=h2)
+        z = np.matmul(r2, W3, out=z)
         z += b3
         # softmax cross-entropy, mean over the batch; its gradient (softmax - onehot) / n
         z -= z.max(axis=1, keepdims=True)
@@ -221,16 +228,16 @@ class W2Floor:
         e -= self.onehot
         e *= 1 / self.n
         # column sums as a product with a ones vector (several times faster than .sum(axis=0))
-        np.matmul(h2.T, e, out=gW3)
+        np.matmul(r2.T, e, out=gW3)
         np.matmul(self.ones, e, out=gb3)
-        np.matmul(e, W3.T, out=d2)
-        d2 *= h2 > 0
-        np.matmul(h1.T, d2, out=gW2)
-        np.matmul(self.ones, d2, out=gb2)
-        np.matmul(d2, W2.T, out=d1)
-        d1 *= h1 > 0
-        np.matmul(self.X.T, d1, out=gW1)
-        np.matmul(self.ones, d1, out=gb1)
+        g2 = np.matmul(e, W3.T, out=d2)
+        g2 = np.multiply(g2, r2 > 0, out=d2)
+        np.matmul(r1.T, g2, out=gW2)
+        np.matmul(self.ones, g2, out=gb2)
+        g1 = np.matmul(g2, W2.T, out=d1)
+        g1 = np.multiply(g1, r1 > 0, out=d1)
+        np.matmul(self.X.T, g1, out=gW1)
+        np.matmul(self.ones, g1, out=gb1)
         self.adam()
         return loss
 
@@ -252,10 +259,11 @@ class W2Floor:
         self.flat -= denom
 
 
-def w2_floor_step() -> Callable[[], float]:
-    """The floor's training step, from the shared data and weights, returning the loss."""
+def w2_floor_step(new_arrays: bool = False) -> Callable[[], float]:
+    """The floor's training step (or its `new_arrays` variant, see `W2Floor`), from the shared
+    data and weights, returning the loss."""
     X, y = w2_data()
-    return W2Floor(X, y, w2_parameters()).step
+    return W2Floor(X, y, w2_parameters(), new_arrays).step
 
 
 def w2_floor(steps: int, warmup: int) -> dict:
@@ -495,9 +503,13 @@ BLOCK = 10  # the steps a side takes in a row in `timed_with_floor_and_torch`
 
 def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Callable | None,
                                steps: int, warmup: int, block: int = BLOCK,
-                               torch_version: str | None = None) -> tuple[dict, dict, dict | None]:
+                               torch_version: str | None = None,
+                               variants: dict[str, Callable] | None = None,
+                               ) -> tuple[dict, dict, dict | None]:
     """The three sides of a workload timed alike: each takes `block` steps in a row, the
-    order rotating from round to round, until each has taken `steps`.
+    order rotating from round to round, until each has taken `steps`. `variants` (name →
+    step) of the floor take their turns among them; their median ms are the floor result's
+    "variants".
 
     Blocks, for every side, because each leaves something behind for the next: PyTorch's
     worker threads, DataParallel's worker and NumPy's BLAS threads keep spinning a while after
@@ -507,7 +519,8 @@ def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Call
     3.27. The median passes over a block's first step, the one that meets them. Short blocks
     in rotation still meet a drifting machine alike (see `take_turns`).
     """
-    sides = {"framework": framework, "floor": floor}
+    variants = variants or {}
+    sides = {"framework": framework, "floor": floor, **variants}
     if torch is not None:
         sides["torch"] = torch
     results = {name: [step() for _ in range(warmup)] for name, step in sides.items()}
@@ -516,7 +529,8 @@ def timed_with_floor_and_torch(framework: Callable, floor: Callable, torch: Call
         for name in rotated(list(sides), round_index):
             times[name] += take_turns({name: sides[name]}, size, results)[name]
     result = {"ms_per_step": median_of(times["framework"]), "losses": results["framework"]}
-    floor_result = {"ms_per_step": median_of(times["floor"])}
+    floor_result = {"ms_per_step": median_of(times["floor"]),
+                    "variants": {name: median_of(times[name]) for name in variants}}
     floor_losses = results["floor"]
     if floor_losses and floor_losses[0] is not None:  # the matmul floor computes no loss
         floor_result["losses"] = floor_losses

@@ -74,6 +74,18 @@ def run(fw, steps: int, warmup: int) -> dict:
     torch_side = with_torch.torch_side()
     result, floor, torch_result = floors.timed_with_floor_and_torch(
         trainer(fw), floors.w2_floor_step(), torch_side.w2_step() if torch_side else None,
-        steps, warmup, torch_version=torch_side.version() if torch_side else None)
+        steps, warmup, torch_version=torch_side.version() if torch_side else None,
+        variants={NEW_ARRAYS: floors.w2_floor_step(new_arrays=True)})
     floors.side_by_side(result, torch_result, floor)
+    result["notes"].append(memory_note(floor["ms_per_step"], floor["variants"][NEW_ARRAYS]))
     return result
+
+
+NEW_ARRAYS = "floor, new arrays"
+
+
+def memory_note(floor_ms: float, new_arrays_ms: float) -> str:
+    """How far the floor moves when it keeps its memory as the framework does (see W2Floor)."""
+    return (f"the floor writing every result into a new array and keeping the pre-activations, "
+            f"as the framework's graph does: {new_arrays_ms:.2f} ms, "
+            f"{new_arrays_ms / floor_ms:.2f}× the floor (memory, without the framework's Python)")

@@ -45,6 +45,17 @@ def test_the_w2_floor_is_the_framework_step():
     np.testing.assert_allclose(floor_losses, framework_losses, rtol=1e-5)
 
 
+def test_the_w2_floor_with_new_arrays_takes_the_floors_steps_exactly():
+    """The variant changes where results are written, never what they are."""
+    floor, new_arrays = floors.w2_floor_step(), floors.w2_floor_step(new_arrays=True)
+    assert [floor() for _ in range(5)] == [new_arrays() for _ in range(5)]
+
+
+def test_the_w2_memory_note_gives_the_variant_against_the_floor():
+    note = w2_mlp.memory_note(0.5, 0.6)
+    assert "0.60 ms" in note and "1.20× the floor" in note
+
+
 def test_w2_quick_run_works_on_the_reference(without_torch):
     result = w2_mlp.run(fw, steps=2, warmup=0)
     assert len(result["losses"]) == 2 and result["losses"][1] < result["losses"][0]
@@ -147,6 +158,19 @@ def test_every_side_takes_blocks_of_steps_in_rotating_order(monkeypatch):
     assert "".join(calls) == "abt" + "aabbtt" + "bbttaa" + "tab"
     assert len(framework["losses"]) == len(floor["losses"]) == len(torch["losses"]) == 6
     assert torch["version"] == "test" and framework["ms_per_step"] > 0
+
+
+def test_the_floors_variants_take_their_blocks_among_the_sides():
+    calls = []
+
+    def contender(name):
+        return lambda: calls.append(name) or 1.0
+
+    _, floor, _ = floors.timed_with_floor_and_torch(
+        contender("a"), contender("b"), contender("t"), steps=4, warmup=0, block=2,
+        variants={"v": contender("v")})
+    assert "".join(calls) == "aabbvvtt" + "bbvvttaa"
+    assert list(floor["variants"]) == ["v"] and floor["variants"]["v"] > 0
 
 
 def test_without_pytorch_the_framework_and_floor_take_the_blocks():
