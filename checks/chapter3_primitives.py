@@ -536,9 +536,12 @@ def reference_cross_entropy(x, targets, ignore_index, reduction, smoothing):
 
 @st.composite
 def classification(draw, ignoring: bool = True):
-    """Logits (N, C), targets (N,), and an ignore_index that some rows (never all) carry."""
+    """Logits (N, C), row-major or column-major (a transposed array's layout), targets (N,), and
+    an ignore_index that some rows (never all) carry."""
     n, c = draw(st.integers(1, 5)), draw(st.integers(2, 5))
     logits = draw(array_of((n, c)))
+    if draw(st.booleans()):
+        logits = np.asfortranarray(logits)
     targets = draw(arrays(np.int64, (n,), elements=st.integers(0, c - 1)))
     ignore_index = draw(st.sampled_from([-100, -1, 0]))
     if ignoring:

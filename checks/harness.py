@@ -132,11 +132,12 @@ def read_only(value):
     """A read-only copy of an array handed to the code under test; anything else as it is.
 
     A write to it raises where the learner's code makes it, instead of changing what the
-    grader expects afterwards.
+    grader expects afterwards. The copy keeps the array's layout (a column-major array stays
+    column-major), so code that assumes row-major memory meets the arrays that break it.
     """
     if not isinstance(value, np.ndarray):
         return value
-    copy = value.copy()
+    copy = value.copy(order="K")
     copy.flags.writeable = False
     return copy
 

@@ -106,6 +106,11 @@ MUTANTS = [
         "shifted = logits",
     ),
     Mutant(
+        "3.4", "the flat index read on logits of any layout (a transposed array's rows interleave)",
+        "        logits = np.ascontiguousarray(logits)  # rows one after another, as the flat index counts\n",
+        "",
+    ),
+    Mutant(
         "3.4", "ignored rows still get a gradient",
         "scale = grad * keep\n",
         "scale = grad * np.ones(keep.shape)\n",
