@@ -323,6 +323,27 @@ def test_provided_op_gradients_match_central_differences(name, data, seed):
     assert fw.gradcheck(op, *inputs, seed=seed)
 
 
+@given(data=st.data(), seed=st.integers(0, 2**16), block=st.integers(1, 5))
+def test_gelu_block_by_block_matches_central_differences(data, seed, block):
+    """GELU works through blocks of GELU_BLOCK elements; blocks of 1 to 5 (a short last one
+    included) give the gradients central differences give."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(F, "GELU_BLOCK", block)
+        assert fw.gradcheck(F.gelu, drawn(data, data.draw(small_shapes)), seed=seed)
+
+
+def test_gelu_block_by_block_computes_the_whole_arrays_numbers():
+    x = leaf(4, 7)
+    whole = F.gelu(x)
+    whole.backward(np.linspace(-1, 1, 28, dtype=np.float32).reshape(4, 7))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(F, "GELU_BLOCK", 5)
+        x_blocks = Tensor(x.data.copy(), requires_grad=True)
+        blocks = F.gelu(x_blocks)
+        blocks.backward(np.linspace(-1, 1, 28, dtype=np.float32).reshape(4, 7))
+    assert np.array_equal(blocks.data, whole.data) and np.array_equal(x_blocks.grad, x.grad)
+
+
 # -- (c) every public shape op against NumPy, on 3-D and larger inputs, any axis ---------------------
 
 big_shapes = array_shapes(min_dims=3, max_dims=5, min_side=1, max_side=3)

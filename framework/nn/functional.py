@@ -58,6 +58,7 @@ def tanh(x: Tensor) -> Tensor:
 
 
 _GELU_C = math.sqrt(2 / math.pi)  # a Python float: an np.float64 would promote float32
+GELU_BLOCK = 65536  # elements a pass works on at a time: a block's arrays stay in a core's cache
 
 
 class GELU(Function):
@@ -65,39 +66,50 @@ class GELU(Function):
     ∂c/∂x = (1 + tanh u)/2 + x/2 · (1 - tanh² u) · √(2/π)(1 + 3 · 0.044715x²).
     """
 
-    # Each line below is one pass over the array, in place after the first: written as one
-    # expression, the forward made ten passes and as many new arrays, and took 1.6 times as long
-    # (the backward 1.8 times), on W5's (768, 512) activations.
+    # One pass a line, in place after the first, over a block of the flattened array at a time:
+    # as one expression the forward made ten passes and new arrays (1.6× slower, the backward
+    # 1.8×); over the whole array, each pass found it out of the core's cache (W5's (768, 512)
+    # activations: 0.63 ms forward and 0.79 backward, against 0.5 and 0.6 block by block).
 
     @staticmethod
     def forward(ctx, x):
-        # new arrays made explicitly: x * x of a 0-d array is a NumPy scalar, not updated in place
-        u = np.multiply(x, x, out=np.empty(np.shape(x), np.result_type(x, 1.0)))  # ints: float64
-        u *= 0.044715 * _GELU_C
-        u += _GELU_C
-        u *= x  # u = √(2/π)(x + 0.044715x³), x³ as products: float32 ** is slow
-        t = np.tanh(u, out=u)
+        flat = np.ravel(x)
+        dtype = np.result_type(x, 1.0)  # ints: float64
+        t, out = np.empty(flat.shape, dtype), np.empty(flat.shape, dtype)
+        for start in range(0, flat.size, GELU_BLOCK):
+            block = slice(start, start + GELU_BLOCK)
+            x_b, u, out_b = flat[block], t[block], out[block]
+            np.multiply(x_b, x_b, out=u)
+            u *= 0.044715 * _GELU_C
+            u += _GELU_C
+            u *= x_b  # u = √(2/π)(x + 0.044715x³), x³ as products: float32 ** is slow
+            np.tanh(u, out=u)
+            np.add(u, 1, out=out_b)
+            out_b *= x_b
+            out_b *= 0.5
         ctx.save_for_backward(x, t)
-        out = np.add(t, 1, out=np.empty_like(t))
-        out *= x
-        out *= 0.5
-        return out
+        return out.reshape(np.shape(x))
 
     @staticmethod
     def backward(ctx, grad):
         x, t = ctx.saved_tensors
-        slope = np.multiply(x, x, out=np.empty_like(t))
-        slope *= 3 * 0.044715 * _GELU_C
-        slope += _GELU_C
-        slope *= x  # x · du/dx
-        dt = np.multiply(t, t, out=np.empty_like(t))
-        np.subtract(1, dt, out=dt)
-        dt *= slope  # x (1 - tanh² u) du/dx
-        dt += t
-        dt += 1
-        dt *= 0.5
-        dt *= grad
-        return (dt,)
+        flat, grad_flat = np.ravel(x), np.ravel(grad)
+        dx = np.empty_like(t)
+        for start in range(0, t.size, GELU_BLOCK):
+            block = slice(start, start + GELU_BLOCK)
+            x_b, t_b, d = flat[block], t[block], dx[block]
+            slope = np.multiply(x_b, x_b, dtype=t.dtype)
+            slope *= 3 * 0.044715 * _GELU_C
+            slope += _GELU_C
+            slope *= x_b  # x · du/dx
+            np.multiply(t_b, t_b, out=d)
+            np.subtract(1, d, out=d)
+            d *= slope  # x (1 - tanh² u) du/dx
+            d += t_b
+            d += 1
+            d *= 0.5
+            d *= grad_flat[block]
+        return (dx.reshape(np.shape(x)),)
 
 
 def gelu(x: Tensor) -> Tensor:
