@@ -64,6 +64,9 @@ def adam_trainer(fw, model, X, y):
     return step
 
 
+NEW_ARRAYS = "floor, new arrays"  # the name W2Floor(new_arrays=True) is timed under
+
+
 def run(fw, steps: int, warmup: int) -> dict:
     """The framework's step, the NumPy floor and PyTorch, taking turns in one run."""
     if steps < 5:  # quick mode: a smoke run, untimed, without the floor or PyTorch
@@ -79,9 +82,6 @@ def run(fw, steps: int, warmup: int) -> dict:
     floors.side_by_side(result, torch_result, floor)
     result["notes"].append(memory_note(floor["ms_per_step"], floor["variants"][NEW_ARRAYS]))
     return result
-
-
-NEW_ARRAYS = "floor, new arrays"
 
 
 def memory_note(floor_ms: float, new_arrays_ms: float) -> str:
