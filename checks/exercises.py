@@ -132,7 +132,7 @@ EXERCISES = [
         uses=("1.6",),
     ),
     Exercise(
-        "1.8", "Abs and softplus on Value", 0, ("autodiff_extra.py",),
+        "1.8", "Abs and softplus on Value", 0, ("bonus/chapter1_autodiff.py",),
         "1.8 Bonus: abs and softplus",
         "abs: the rule is g · sign(a), and sign(0) = 0. softplus: ln(1 + eᵃ) = max(a, 0) + "
         "ln(1 + e^(-|a|)) (math.log1p) never overflows; its derivative is σ(a), computed "
@@ -140,7 +140,7 @@ EXERCISES = [
         bonus=True,
     ),
     Exercise(
-        "1.9", "Gradient descent with backward()", 0, ("autodiff_extra.py",),
+        "1.9", "Gradient descent with backward()", 0, ("bonus/chapter1_autodiff.py",),
         "1.9 Bonus: gradient descent",
         "Each step: a fresh Value(x) (its grad starts at 0), f(x).backward(), then x - lr * "
         "x.grad as a float; keep every x, the start included (steps + 1 numbers).",
@@ -226,7 +226,7 @@ EXERCISES = [
         "node.release(); read both first (make check-chapter1 tests this).",
     ),
     Exercise(
-        "2.11", "Cumsum, forward and backward", 0, ("ops_extra.py",),
+        "2.11", "Cumsum, forward and backward", 0, ("bonus/chapter2_tensor.py",),
         "2.11 Bonus: cumsum",
         "Output i sums inputs 0..i, so input j reaches outputs j..n-1: its gradient is the sum "
         "of g from j to the end, a cumulative sum of g taken from the end (flip, cumsum, flip "
@@ -234,7 +234,7 @@ EXERCISES = [
         bonus=True,
     ),
     Exercise(
-        "2.12", "Logsumexp, stable", 0, ("ops_extra.py",),
+        "2.12", "Logsumexp, stable", 0, ("bonus/chapter2_tensor.py",),
         "2.12 Bonus: logsumexp",
         "Subtract the max along the axis (keepdims) before exp, add it back after the log. "
         "The gradient is g · softmax = g · exp(a - out): put the reduced axis back into g "
@@ -298,7 +298,7 @@ EXERCISES = [
         uses=("3.1", "3.2", "3.4"),
     ),
     Exercise(
-        "3.8", "Softplus, a smooth ReLU", 0, ("nn/smooth.py",),
+        "3.8", "Softplus, a smooth ReLU", 0, ("bonus/chapter3_primitives.py",),
         "3.8 Bonus: softplus",
         "With z = βx: (max(z, 0) + log1p(exp(-|z|))) / β never overflows (log1p(exp(z)) is inf "
         "at z = 1e4). The derivative of ln(1 + e^z)/β with respect to x is σ(z): use the "
@@ -306,7 +306,7 @@ EXERCISES = [
         bonus=True,
     ),
     Exercise(
-        "3.9", "The Huber loss", 0, ("nn/smooth.py",),
+        "3.9", "The Huber loss", 0, ("bonus/chapter3_primitives.py",),
         "3.9 Bonus: the Huber loss",
         "d = x - y; where |d| <= delta the loss is d²/2, elsewhere delta·(|d| - delta/2) (the "
         "two meet with the same slope at ±delta). The gradient is d clipped to [-delta, delta], "
@@ -358,7 +358,7 @@ EXERCISES = [
         "(total - warmup), and min_lr from total_steps on.",
     ),
     Exercise(
-        "4.7", "RMSprop", 0, ("optim_extra.py",),
+        "4.7", "RMSprop", 0, ("bonus/chapter4_optimizers.py",),
         "4.7 Bonus: RMSprop",
         "Add the L2 decay to a new gradient first; keep v (state['square_avg'], zeros at the "
         "first step) per parameter and update it in place: v = alpha·v + (1 - alpha)·g²; then "
@@ -366,7 +366,7 @@ EXERCISES = [
         bonus=True,
     ),
     Exercise(
-        "4.8", "Lion", 0, ("optim_extra.py",),
+        "4.8", "Lion", 0, ("bonus/chapter4_optimizers.py",),
         "4.8 Bonus: Lion",
         "The ORDER matters: the direction sign(beta1·m + (1 - beta1)·g) uses the OLD m; then "
         "param *= 1 - lr·weight_decay and param -= lr·direction; only then m = beta2·m + "
@@ -374,7 +374,7 @@ EXERCISES = [
         bonus=True,
     ),
     Exercise(
-        "4.9", "A property test, graded by mutation", 0, ("property_tests.py",),
+        "4.9", "A property test, graded by mutation", 0, ("bonus/chapter4_optimizers.py",),
         "4.9 Bonus: a property test of your own",
         "Draw warmup, total, base and min_lr with hypothesis (@given), compute the lr at every "
         "step up to a few past total, and assert properties with a tolerance (math.isclose): "
@@ -465,7 +465,7 @@ EXERCISES = [
         uses=("5.2", "5.3", "5.4", "5.5", "5.6", "5.7"),
     ),
     Exercise(
-        "5.9", "One step of beam search", 0, ("nn/beam_search.py",),
+        "5.9", "One step of beam search", 0, ("bonus/chapter5_transformer.py",),
         "5.9 Bonus: one step of beam search",
         "Add each beam's score to its row of log-probabilities (broadcast (B, 1) + (B, V)), "
         "flatten to B·V candidates, sort by score descending with a STABLE sort of the negated "
@@ -474,7 +474,7 @@ EXERCISES = [
         bonus=True,
     ),
     Exercise(
-        "5.10", "RMSNorm", 0, ("nn/rmsnorm.py",),
+        "5.10", "RMSNorm", 0, ("bonus/chapter5_transformer.py",),
         "5.10 Bonus: RMSNorm",
         "Per row (last axis): r = 1/√(mean(x²) + eps), x̂ = x·r, y = x̂·w, with no mean "
         "subtracted. Backward with ĝ = g·w: ∂x = r·(ĝ - x̂·mean(ĝ·x̂)) per row (LayerNorm's rule "
@@ -546,7 +546,7 @@ EXERCISES = [
         uses=("6.1", "6.2", "6.5"),
     ),
     Exercise(
-        "6.8", "Dilated convolution", 0, ("nn/conv_variants.py",),
+        "6.8", "Dilated convolution", 0, ("bonus/chapter6_convolution.py",),
         "6.8 Bonus: dilation",
         "dilate: zeros of shape (C_out, C_in, d·(kH - 1) + 1, d·(kW - 1) + 1) in the weight's "
         "dtype, the weight written at every d-th place ([:, :, ::d, ::d]); the backward reads "
@@ -555,7 +555,7 @@ EXERCISES = [
         uses=("6.1", "6.2"), bonus=True,
     ),
     Exercise(
-        "6.9", "Depthwise convolution", 0, ("nn/conv_variants.py",),
+        "6.9", "Depthwise convolution", 0, ("bonus/chapter6_convolution.py",),
         "6.9 Bonus: depthwise convolution",
         "Channel by channel: conv2d(x[:, c:c+1], weight[c:c+1], bias[c:c+1] or None, stride, "
         "padding) for each c, then concatenate along axis 1. Slicing with c:c+1 keeps the axis; "
@@ -619,7 +619,7 @@ EXERCISES = [
         uses=("7.3", "7.4", "7.5"),
     ),
     Exercise(
-        "7.7", "Perplexity", 0, ("nn/text_metrics.py",),
+        "7.7", "Perplexity", 0, ("bonus/chapter7_gpt.py",),
         "7.7 Bonus: perplexity",
         "Flatten to rows (M, V) and ids (M,), drop the rows whose target is ignore_index, "
         "log-softmax each row with its max subtracted first, pick each row's target, and "
@@ -627,7 +627,7 @@ EXERCISES = [
         bonus=True,
     ),
     Exercise(
-        "7.8", "Repetition penalty", 0, ("nn/text_metrics.py",),
+        "7.8", "Repetition penalty", 0, ("bonus/chapter7_gpt.py",),
         "7.8 Bonus: repetition penalty",
         "Mark the ids seen in each row once (a boolean (N, V) table filled along axis 1 from "
         "previous); where marked, logit / penalty if the logit is > 0 else logit * penalty; "

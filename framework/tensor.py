@@ -5,7 +5,7 @@ remembers its inputs: the `autodiff.Node` protocol Chapter 1's walk
 (`autodiff.backpropagate`) follows. `Tensor.receive_grad` and `release`, how a tensor
 takes its gradient from that walk and frees its graph, are exercise 2.10; the ops' backward
 rules are in `ops.py` and `shape_ops.py`; PyTorch's everyday methods (`view`, casts,
-in-place updates, ...) are provided in `tensor_methods.py`, which `Tensor` inherits.
+in-place updates, ...) are provided in `provided/tensor_methods.py`, which `Tensor` inherits.
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._device import check_device
-from ._dims import accepts_dim
 from .autodiff import _freed, backpropagate
-from .function import Function, unwrap
+from .function import Differentiable, unwrap
 from .ops import (
     Abs,
     Add,
@@ -41,54 +39,13 @@ from .ops import (
     Where,
     normalize_axes,
 )
+from .provided.device import check_device
+from .provided.dims import accepts_dim
+from .provided.promotion import _promoted
+from .provided.tensor_methods import TensorMethods, _is_dtype
 from .shape_ops import Cast, Clone, Expand, Gather, GetItem, Permute, Reshape, _plain_index
-from .tensor_methods import TensorMethods, _is_dtype
 
 Axis = int | tuple[int, ...] | None
-
-
-def _kind(x) -> str | None:
-    """"f" (floating), "b"/"i"/"u" (bool, integers) for arrays and tensors; "float" for a Python
-    float; None for a Python int or bool, which NumPy already treats as PyTorch does."""
-    if isinstance(x, (Tensor, np.ndarray)):
-        return x.dtype.kind
-    return "float" if isinstance(x, float) else None
-
-
-def _cast(x, dtype):
-    """x as `dtype`; a tensor through `Cast`, so its gradient comes back in its own dtype."""
-    return Cast.apply(x, dtype) if isinstance(x, Tensor) else x.astype(dtype)
-
-
-#: PyTorch's categories of dtype kinds: a 0-d operand widens no dimensioned one of its category.
-_CATEGORY = {"b": "bool", "i": "integer", "u": "integer", "f": "floating"}
-
-
-def _promoted(a, b, divide: bool = False) -> tuple:
-    """The operands of a binary op, cast where NumPy's result dtype differs from PyTorch's:
-    an integer or bool operand of a floating one takes its dtype (NumPy: float32 with int64 is
-    float64), an integer one with a Python float becomes float32 (NumPy: float64), and so do
-    both integer operands of a division. A NumPy scalar counts as a Python number, as in
-    PyTorch. A 0-d operand with a dimensioned one of the same category (floating, integer)
-    takes the dimensioned one's dtype (NumPy: float32 with a 0-d float64 is float64)."""
-    a = a.item() if isinstance(a, np.generic) else a
-    b = b.item() if isinstance(b, np.generic) else b
-    ka, kb = _kind(a), _kind(b)
-    if _CATEGORY.get(ka, ka) == _CATEGORY.get(kb, kb) in ("integer", "floating"):
-        if a.ndim == 0 < b.ndim and a.dtype != b.dtype:
-            a = _cast(a, b.dtype)
-        elif b.ndim == 0 < a.ndim and a.dtype != b.dtype:
-            b = _cast(b, a.dtype)
-    whole = ("b", "i", "u")
-    if ka == "f" and kb in whole:
-        return a, _cast(b, a.dtype)
-    if kb == "f" and ka in whole:
-        return _cast(a, b.dtype), b
-    if ka in whole and (kb == "float" or divide and kb in (*whole, None)):
-        a = _cast(a, np.float32)
-    if kb in whole and (ka == "float" or divide and ka in (*whole, None)):
-        b = _cast(b, np.float32)
-    return a, b
 
 
 #: What `max(dim)` and `min(dim)` return, as PyTorch's: the values and where they are.
@@ -118,7 +75,7 @@ def _as_array(data, dtype=None) -> np.ndarray:
     return array if dtype is None else array.astype(dtype)
 
 
-class Tensor(TensorMethods):
+class Tensor(TensorMethods, Differentiable):
     """An n-dimensional array that remembers how it was computed.
 
     >>> x = Tensor([[1.0, 2.0]], requires_grad=True)
@@ -145,10 +102,11 @@ class Tensor(TensorMethods):
         self.op = ""
         self.label = ""
 
-    @classmethod
-    def _make(cls, data: np.ndarray, parents: tuple = (), grad_fn=None, op: str = "") -> Tensor:
-        """A result of an op, built without the checks of __init__ (the hot path)."""
-        out = cls.__new__(cls)
+    @staticmethod
+    def _make(data: np.ndarray, parents: tuple = (), grad_fn=None, op: str = "") -> Tensor:
+        """A result of an op, built without the checks of __init__ (the hot path): always a
+        plain `Tensor`, also when `Function.apply` calls it on a `Parameter` input."""
+        out = Tensor.__new__(Tensor)
         out.data = data if isinstance(data, np.ndarray) else np.asarray(data)
         out.grad = None
         out.requires_grad = grad_fn is not None
@@ -488,5 +446,3 @@ class Tensor(TensorMethods):
     def matmul(self, other) -> Tensor:
         return MatMul.apply(self, other)
 
-
-Function.tensor_type = Tensor  # what every op returns (function.py comes first)

@@ -14,8 +14,7 @@ the data, the initial weights and the order in which they are drawn.
 
 from __future__ import annotations
 
-import ctypes
-import glob
+import importlib
 import os
 import time
 from collections.abc import Callable
@@ -77,36 +76,17 @@ def median_of(seconds: list[float]) -> float | None:
     return 1000 * float(np.median(seconds)) if seconds else None
 
 
-def _openblas_libraries() -> list[str]:
-    """The OpenBLAS shared libraries a NumPy wheel ships (Linux, macOS, Windows)."""
-    folder = os.path.dirname(np.__file__)
-    patterns = [os.path.join(folder + ".libs", "*openblas*"),  # Linux, Windows wheels
-                os.path.join(folder, ".dylibs", "*openblas*"),  # macOS wheels
-                os.path.join(folder, "_core", "*openblas*")]
-    return sorted(p for pattern in patterns for p in glob.glob(pattern))
-
-
-def _openblas(names: tuple[str, ...]):
-    """The first of `names` in NumPy's OpenBLAS, or None."""
-    for path in _openblas_libraries():
-        try:
-            library = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in names:
-            function = getattr(library, name, None)
-            if function is not None:
-                return function
-    return None
+def _runtime():
+    """The framework's `provided/runtime.py`, which finds NumPy's OpenBLAS (the lookup is
+    written there once); the same provided code in whichever copy of the package is loaded."""
+    return importlib.import_module("framework.provided.runtime")
 
 
 def blas_threads() -> int:
     """The number of threads NumPy's BLAS uses: asked of OpenBLAS, else from the environment."""
-    function = _openblas(("scipy_openblas_get_num_threads64_", "openblas_get_num_threads64_",
-                          "openblas_get_num_threads"))
-    if function is not None:
-        function.restype = ctypes.c_int
-        return int(function())
+    asked = _runtime().blas_threads()
+    if asked is not None:
+        return asked
     for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         if os.environ.get(variable, "").isdigit():
             return int(os.environ[variable])
@@ -119,11 +99,7 @@ _given: list[int] = []  # the thread count of the bench's current pass, once one
 def give_threads(count: int) -> None:
     """Give the workloads `count` threads: NumPy's BLAS may use them (until the framework's
     `memory.tune()` chooses fewer for its small products), PyTorch takes them all."""
-    function = _openblas(("scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_",
-                          "openblas_set_num_threads"))
-    if function is not None:
-        function.argtypes = [ctypes.c_int]
-        function(count)
+    _runtime().set_blas_threads(count)
     _given[:] = [count]
 
 
@@ -569,7 +545,7 @@ W4_BATCH = 256
 # max pool), then the Linear layer (128 → 10): the CNN of chapter 6, 6,090 parameters
 W4_CONVS, W4_LINEAR = ((1, 16), (16, 32)), (128, 10)
 W4_PARAMETERS = 6_090
-DIGITS = ROOT / "solutions" / "framework" / "datasets" / "digits.npz"
+DIGITS = ROOT / "solutions" / "framework" / "provided" / "datasets" / "digits.npz"
 
 
 def w4_data() -> tuple[np.ndarray, np.ndarray]:

@@ -39,11 +39,16 @@ def trainer(fw):
 
 
 def split_batch(fw, model, processes: int | None = None):
-    """`model` in `nn.DataParallel` on `processes` processes, by default one per thread given
-    (each of the framework's ops uses one core); the model itself for one. W2 does not use it:
+    """`model` in `DataParallel` (checks/benchmarks/data_parallel.py) on `processes` processes,
+    by default one per thread given (each of the framework's ops uses one core); the model
+    itself for one. W2 does not use it:
     its step is too small to pay for the round trips."""
     processes = floors.threads() if processes is None else processes
-    return submodule(fw, "nn").DataParallel(model, processes) if processes > 1 else model
+    if processes == 1:
+        return model
+    from checks.benchmarks.data_parallel import DataParallel  # on the framework `fw` loaded
+
+    return DataParallel(model, processes)
 
 
 def adam_trainer(fw, model, X, y):

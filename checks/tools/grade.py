@@ -18,6 +18,7 @@ import os
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 from checks.exercises import CHAPTERS, Chapter, Exercise, chapter, exercise
 from checks.loader import ROOT
@@ -148,6 +149,15 @@ def broken_files(results: list[dict]) -> str:
     )
 
 
+def shown(impl: str) -> str:
+    """IMPL as the table names it: a folder inside the repository by its path from there, so
+    an executed notebook's output says `solutions`, not the machine's own path to it."""
+    try:
+        return Path(impl).resolve().relative_to(ROOT).as_posix() or "."
+    except ValueError:
+        return impl
+
+
 def grade_chapter(ch: Chapter, impl: str, profile: str,
                   failing_before: frozenset[str] = frozenset()) -> tuple[int, list[dict]]:
     """Grade one chapter and print its table; Ctrl-C prints the table so far, then re-raises.
@@ -160,7 +170,7 @@ def grade_chapter(ch: Chapter, impl: str, profile: str,
     drop_passed_causes(exercises, results)
     mark_failing_uses(exercises, results, failing_before)
     earned, bonus_passed = 0, 0
-    print(f"\nChapter {ch.number}: {ch.title}   (IMPL={impl})")
+    print(f"\nChapter {ch.number}: {ch.title}   (IMPL={shown(impl)})")
     print(broken_files(results), end="")
     print(f"  {'exercise':<9}{'title':<40}{'points':>8}  result")
     for ex, result in zip(exercises, results):

@@ -21,7 +21,7 @@ import time
 
 from checks.exercises import CHAPTERS, Chapter
 from checks.harness import SWEEP_EXAMPLES
-from checks.selftest.test_alternatives import alternative_package
+from checks.selftest.course.test_alternatives import alternative_package
 from checks.tools.processes import run_many
 
 # an exercise's time limit is set for the `learner` profile's 15 examples per check

@@ -7,13 +7,14 @@ Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, con
 `functional`'s losses), chapter 5's generic layers where `torch.nn` keeps them
 (`normalization.py`: `LayerNorm`, `dropout.py`: `Dropout`, `sparse.py`: `Embedding`),
 `utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`) and `parallel.py`
-(`DataParallel`: the batch split across processes).
+(`DataParallel`, as PyTorch's on a machine without GPUs). The bonus exercises of chapters 3, 5,
+6 and 7 are in `framework/bonus/`.
 This file only says where each name lives; a name loads its file when it is first used, so
 chapter 5's transformer.py does not have to import for chapter 3's layers to work. Every
 module imports its neighbours directly.
 """
 
-from .._lazy import attach
+from ..provided.lazy import attach
 
 __all__, __getattr__, __dir__ = attach(
     __name__,

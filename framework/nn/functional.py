@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from .._dims import accepts_dim
 from ..function import Function, unwrap
 from ..ops import ReLU, Sigmoid, Tanh, stable_sigmoid
+from ..provided.dims import accepts_dim
 from ..tensor import Tensor
 
 

@@ -10,8 +10,9 @@ import math
 
 import numpy as np
 
-from ..function import Function, broadcast_failure, row_max, unbroadcast, unwrap
-from ..generator import default_generator
+from ..function import Function, broadcast_failure, unbroadcast, unwrap
+from ..provided.generator import default_generator
+from ..provided.reductions import row_max
 from ..tensor import Tensor
 
 __all__ = ["dropout", "layer_norm", "scaled_dot_product_attention"]

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..generator import default_generator
+from ..provided.generator import default_generator
 from ..tensor import Tensor
 
 _GAINS = {"linear": 1.0, "sigmoid": 1.0, "tanh": 5 / 3, "relu": math.sqrt(2.0)}

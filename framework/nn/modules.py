@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..function import unwrap
-from ..generator import default_generator
+from ..provided.generator import default_generator
 from ..tensor import Tensor
 from . import functional as F
 from . import init

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..function import Function, unwrap
-from ..generator import default_generator
+from ..provided.generator import default_generator
 from ..tensor import Tensor
 from .modules import Module, Parameter
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ..creation import stack
-from ..data import batch_indices
-from ..generator import Generator, numpy_generator
+from ..provided.data import batch_indices
+from ..provided.generator import Generator, numpy_generator
+from ..provided.surface import stack
 from ..tensor import Tensor
 
 

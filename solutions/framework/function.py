@@ -7,20 +7,17 @@ input requires grad, gives the output tensor its `parents` (those inputs) and it
 (a `BackwardNode`, which calls backward and checks each gradient's shape): the
 `autodiff.Node` protocol Chapter 1's walk follows. Broadcasting's adjoint, `unbroadcast`,
 is exercise 2.2. The ops themselves are in `ops.py` and `shape_ops.py`; `Tensor`, in
-`tensor.py`, builds on this file, and tells `Function` its class when it is defined.
+`tensor.py`, builds on them and on this file: `apply` makes each result with its first tensor
+input's `_make` (the `Differentiable` contract), so nothing here imports `Tensor`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import autodiff
-
-if TYPE_CHECKING:  # for the annotations only: tensor.py imports this file
-    from .tensor import Tensor
 
 Shape = tuple[int, ...]
 
@@ -62,24 +59,6 @@ def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
     ### END SOLUTION
 
 
-# -- a row's maximum ---------------------------------------------------------------------------
-
-SHORT_ROW = 48  # measured crossover: below it, the copy to the front pays for itself
-
-
-def row_max(x: np.ndarray) -> np.ndarray:
-    """x.max(axis=-1, keepdims=True), the same numbers (NaN included), faster for short rows.
-
-    NumPy reduces a last axis one row at a time: over W3's attention scores, rows of 12,
-    that took 190 µs where an exponential of the same array took 14. With that axis moved
-    to the front (one copy), `max(axis=0)` compares whole contiguous rows element by
-    element instead: 22 µs, copy included. Rows of 48 or more keep NumPy's own reduction.
-    """
-    if x.ndim == 0 or x.shape[-1] >= SHORT_ROW:
-        return x.max(axis=-1, keepdims=True)
-    return np.ascontiguousarray(np.moveaxis(x, -1, 0)).max(axis=0)[..., None]
-
-
 # -- Function: one op with its own analytic backward ------------------------------------------
 
 
@@ -99,9 +78,26 @@ def _unbroadcast_hint(grad_shape: Shape, shape: Shape) -> str:
     return " (did you forget unbroadcast?)" if broadcast else ""
 
 
+class Differentiable:
+    """What `Function.apply` needs of a tensor; chapter 2's `Tensor` is one.
+
+    `data`, its NumPy array; `requires_grad`; and `_make(data, parents, grad_fn, op)`, which
+    builds a result of the tensor's own kind. `apply` builds each result with its first such
+    input's `_make`, so this file needs no tensor class of its own: `Tensor` (tensor.py) is
+    written after the ops and imports them, never the other way round.
+    """
+
+    __slots__ = ()
+    data: np.ndarray
+    requires_grad: bool
+
+    def _make(self, data: np.ndarray, parents: tuple = (), grad_fn=None, op: str = ""):
+        raise NotImplementedError
+
+
 def unwrap(x):
-    """`x.data` for a Tensor, anything else as it is: for code that takes a tensor or an array."""
-    return x.data if isinstance(x, _tensor_type()) else x
+    """`x.data` for a tensor, anything else as it is: for code that takes a tensor or an array."""
+    return x.data if isinstance(x, Differentiable) else x
 
 
 class BackwardNode:
@@ -141,10 +137,6 @@ class Function:
     arrays (tensors unwrapped) and returns a NumPy array.
     """
 
-    #: The class of the tensors `apply` unwraps and returns: `Tensor`, set by tensor.py where
-    #: that class is defined (tensor.py builds on this file, so this file cannot import it).
-    tensor_type: type
-
     @staticmethod
     def forward(ctx: Context, *args, **kwargs) -> np.ndarray:
         raise NotImplementedError
@@ -154,32 +146,29 @@ class Function:
         raise NotImplementedError
 
     @classmethod
-    def apply(cls, *args, **kwargs) -> Tensor:
-        tensor_type = _tensor_type()
+    def apply(cls, *args, **kwargs):
+        """forward on the inputs' arrays; the result is a tensor of the first tensor input's
+        kind, recorded in the graph when an input requires grad (and grad mode is on). With no
+        tensor among the inputs there is no graph to join: the result is forward's array."""
+        first = None
+        for a in args:
+            if isinstance(a, Differentiable):
+                first = a
+                break
         ctx = Context()
         out = cls.forward(ctx, *[unwrap(a) for a in args], **kwargs)
-        needs = [isinstance(a, tensor_type) and a.requires_grad for a in args]
+        if first is None:
+            return out
+        needs = [isinstance(a, Differentiable) and a.requires_grad for a in args]
         if True not in needs or not autodiff.is_grad_enabled():
-            return tensor_type._make(out)
+            return first._make(out)
         ctx.needs_input_grad = tuple(needs)
         # list comprehensions, not generators: apply runs for every op of every step
         positions = tuple([i for i, need in enumerate(needs) if need])
         parents = tuple([args[i] for i in positions])
         shapes = tuple([p.data.shape for p in parents])
         node = BackwardNode(cls, ctx, positions, shapes)
-        return tensor_type._make(out, parents, node, cls.__name__.lower())
-
-
-def _tensor_type() -> type:
-    """`Function.tensor_type`, which tensor.py sets as it loads; an op used before that (after
-    `from framework.ops import Add` in a fresh kernel) has no tensor class to return."""
-    try:
-        return Function.tensor_type
-    except AttributeError:
-        raise RuntimeError(
-            "Function.apply: framework/tensor.py is not loaded yet, so there is no Tensor "
-            "class to return; run `import framework.tensor` (or use framework.Tensor) first"
-        ) from None
+        return first._make(out, parents, node, cls.__name__.lower())
 
 
 def _shape(x) -> Shape:

@@ -18,7 +18,7 @@ import bisect
 import math
 from collections.abc import Callable, Sequence
 
-from .optimizer import Optimizer, _copied
+from .provided.optimizer import Optimizer, _copied
 
 
 class LRScheduler:

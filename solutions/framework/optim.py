@@ -7,11 +7,11 @@ calls `update(param, grad, state, group)` for every parameter whose `.grad` is s
 parameter's own arrays, in its own shape. Every rule here treats each element on its
 own, so with `foreach=True` (PyTorch's name for the same choice) `step()` instead runs
 it once on all of a group's parameters joined end to end where it can (provided, in
-`framework/_joined.py`): the same numbers in far fewer NumPy calls, but `update` then
+`framework/provided/joined_step.py`): the same numbers in far fewer NumPy calls, but `update` then
 sees flat vectors. The update rules are exactly PyTorch's, so a model trained
 here follows the same trajectory as the same model in PyTorch. The rules and
 `clip_grad_norm_` are the exercises here; the bookkeeping around them (`Optimizer`, in
-`optimizer.py`) is provided, and the schedules are in `lr_scheduler.py` (exercise 4.6).
+`provided/optimizer.py`) is provided, and the schedules are in `lr_scheduler.py` (exercise 4.6).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 
 from . import lr_scheduler
 from .lr_scheduler import LRScheduler, StepLR, WarmupCosineLR
-from .optimizer import Optimizer, ParamsArgument
+from .provided.optimizer import Optimizer, ParamsArgument, check_non_negative
 from .tensor import Tensor
 
 __all__ = ["SGD", "Adam", "AdamW", "LRScheduler", "Optimizer", "StepLR", "WarmupCosineLR",
@@ -33,11 +33,6 @@ __all__ = ["SGD", "Adam", "AdamW", "LRScheduler", "Optimizer", "StepLR", "Warmup
 # `import framework.optim.lr_scheduler` finds lr_scheduler.py under PyTorch's module path
 # (this module is one file, not a package, so the name is registered, as `os.path` is)
 sys.modules[f"{__name__}.lr_scheduler"] = lr_scheduler
-
-
-def _check_non_negative(name: str, what: str, value: float) -> None:
-    if not value >= 0.0:
-        raise ValueError(f"{name}: {what}={value} is invalid; it must be >= 0")
 
 
 # -- exercises 4.1 and 4.2: stochastic gradient descent ------------------------------------------
@@ -64,8 +59,8 @@ class SGD(Optimizer):
 
     def check_hyperparameters(self, group: dict) -> None:
         super().check_hyperparameters(group)
-        _check_non_negative("SGD", "momentum", group["momentum"])
-        _check_non_negative("SGD", "weight_decay", group["weight_decay"])
+        check_non_negative("SGD", "momentum", group["momentum"])
+        check_non_negative("SGD", "weight_decay", group["weight_decay"])
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError(
                 f"SGD: nesterov=True needs momentum > 0 and dampening = 0, got "
@@ -143,8 +138,8 @@ class Adam(Optimizer):
                     "average (0.9 and 0.999 are usual)"
                 )
         group["betas"] = betas
-        _check_non_negative(name, "eps", group["eps"])
-        _check_non_negative(name, "weight_decay", group["weight_decay"])
+        check_non_negative(name, "eps", group["eps"])
+        check_non_negative(name, "weight_decay", group["weight_decay"])
 
     def update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
         """g ← ∇θ + λθ (coupled weight decay, as PyTorch's Adam), then the Adam step."""

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autodiff import no_grad
 from ..function import unwrap
-from ..generator import default_generator
+from ..provided.generator import default_generator
 from ..tensor import Tensor
 from . import functional as F
 from .attention import MultiheadAttention

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from .. import optim
-from ..creation import concatenate
 from ..function import unwrap
+from ..provided.surface import concatenate
 from ..tensor import Tensor
 
 

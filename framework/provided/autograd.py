@@ -1,0 +1,180 @@
+"""`framework.autograd`: PyTorch's `torch.autograd.Function` on chapter 2's engine (provided).
+
+Chapter 2's `function.Function` is the course's op: its forward and backward work on NumPy
+arrays. PyTorch's `autograd.Function` works on tensors:
+
+    class Exp(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):            # x is a Tensor; runs without recording a graph
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+        @staticmethod
+        def backward(ctx, grad):        # grad is a Tensor; one gradient (or None) per input
+            (y,) = ctx.saved_tensors
+            return grad * y
+
+    y = Exp.apply(x)
+
+`Function.apply` here runs the user's forward on tensors, then attaches one chapter-2
+`BackwardNode` to the result, whose rule wraps the incoming gradient in a tensor, calls the
+user's backward and unwraps what it returns. Everything else (the walk, `.grad`, freeing
+the graph) is chapter 1 and 2's. One difference is loud: a forward returns one tensor
+(the engine gives each tensor one `grad_fn`), and gradients are arrays, not graphs, so
+there is no double backward (`create_graph=True`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..autodiff import enable_grad, is_grad_enabled, no_grad, set_grad_enabled, topological_order
+from ..function import BackwardNode, Context, unbroadcast, unwrap
+from ..tensor import Tensor
+
+__all__ = [
+    "Function", "FunctionCtx", "enable_grad", "grad", "is_grad_enabled", "no_grad",
+    "set_grad_enabled",
+]
+
+
+class FunctionCtx(Context):
+    """What a forward leaves for its backward: `save_for_backward(*tensors)`,
+    `saved_tensors`, `needs_input_grad` (one bool per input), and any attribute you set."""
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Accepted for PyTorch's sake; a tensor's gradient there is simply unused."""
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Accepted: the gradient a backward receives is always a tensor, never None."""
+
+
+def _array(grad, shape, op: str, i: int):
+    """A gradient a user's backward returned, as the engine's NumPy array (or None); one of a
+    broadcast shape is summed back to its input's, as PyTorch does."""
+    if grad is None:
+        return None
+    if not isinstance(grad, (Tensor, np.ndarray)):
+        raise TypeError(
+            f"{op}.backward: gradient {i} is a {type(grad).__name__}, not a Tensor or None")
+    grad = unwrap(grad)
+    if shape is None or grad.shape == shape:
+        return grad
+    try:
+        broadcast = np.broadcast_shapes(grad.shape, shape) == grad.shape
+    except ValueError:  # not a broadcast: the engine names the wrong shape
+        broadcast = False
+    return unbroadcast(grad, shape) if broadcast else grad
+
+
+class _Rule:
+    """What the engine's `BackwardNode` calls: the user's backward, on tensors, in no_grad."""
+
+    def __init__(self, function: type) -> None:
+        self.function, self.__name__ = function, function.__name__
+
+    def backward(self, ctx: FunctionCtx, grad: np.ndarray) -> tuple:
+        with no_grad():
+            grads = self.function.backward(ctx, Tensor._make(grad))
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if len(grads) != len(ctx.needs_input_grad):
+            raise ValueError(
+                f"{self.__name__}.backward returned {len(grads)} gradients for "
+                f"{len(ctx.needs_input_grad)} inputs of forward; return one per input "
+                "(None for an input that needs none)"
+            )
+        shapes = ctx.input_shapes
+        return tuple(_array(g, shapes[i], self.__name__, i) for i, g in enumerate(grads))
+
+
+class Function:
+    """Subclass with `@staticmethod forward(ctx, *args)` and `@staticmethod backward(ctx,
+    *grads)`, working on tensors, then call `MyFunction.apply(*args)`, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args, **kwargs) -> Tensor:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Tensor):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs) -> Tensor:
+        ctx = FunctionCtx()
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.needs_input_grad = needs  # set before forward, as PyTorch does
+        ctx.input_shapes = tuple(a.shape if isinstance(a, Tensor) else None for a in args)
+        with no_grad():  # PyTorch records no graph inside forward: the node below is its graph
+            out = cls.forward(ctx, *args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(
+                f"{cls.__name__}.forward returned {type(out).__name__}: the framework's "
+                "autograd.Function has exactly one output, a Tensor (PyTorch also allows a "
+                "tuple of tensors); return one tensor, e.g. stack them, or write one Function "
+                "per output"
+            )
+        if True not in needs or not is_grad_enabled():
+            return Tensor._make(out.data)
+        positions = tuple(i for i, need in enumerate(needs) if need)
+        parents = tuple(args[i] for i in positions)
+        node = BackwardNode(_Rule(cls), ctx, positions, tuple(p.shape for p in parents))
+        return Tensor._make(out.data, parents, node, cls.__name__.lower())
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor], grad_outputs=None,
+    retain_graph: bool | None = None, create_graph: bool = False, allow_unused: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """d(outputs)/d(inputs) · grad_outputs, returned as tensors; no `.grad` is touched.
+
+    The same reverse walk as `backpropagate`, keeping the gradients that reach `inputs`.
+    """
+    if create_graph:
+        raise NotImplementedError(
+            "grad(create_graph=True): the framework's backward rules compute NumPy arrays, "
+            "not tensors, so a gradient has no graph of its own: no double backward"
+        )
+    outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs)
+    found: dict[int, np.ndarray] = {}
+    for i, (out, cotangent) in enumerate(zip(outputs, grad_outputs)):
+        if cotangent is None and out.numel() != 1:
+            raise RuntimeError(
+                f"grad: an output of shape {out.shape} needs grad_outputs of the same shape"
+            )
+        seed = np.ones_like(out.data) if cotangent is None else np.asarray(
+            unwrap(cotangent), dtype=out.dtype)
+        # outputs may share nodes: only the last walk may free them
+        _walk(out, seed, inputs, found, bool(retain_graph) or i < len(outputs) - 1)
+    grads = tuple(Tensor._make(found[id(x)]) if id(x) in found else None for x in inputs)
+    unused = [i for i, g in enumerate(grads) if g is None]
+    if unused and not allow_unused:
+        raise RuntimeError(
+            f"grad: inputs {unused} were not used to compute the outputs; pass allow_unused=True"
+        )
+    return grads
+
+
+def _walk(root: Tensor, seed: np.ndarray, inputs: list, found: dict, retain: bool) -> None:
+    """`backpropagate`, except that the gradients reaching `inputs` go to `found`."""
+    wanted = {id(x) for x in inputs}
+    grads = {root: seed}
+    for node in reversed(topological_order(root)):
+        g = grads.pop(node, None)
+        if g is None:
+            continue
+        if id(node) in wanted:
+            found[id(node)] = g if id(node) not in found else found[id(node)] + g
+        if node.grad_fn is None:
+            continue
+        for parent, share in zip(node.parents, node.grad_fn(g)):
+            if share is not None:
+                grads[parent] = share if parent not in grads else grads[parent] + share
+        if not retain:
+            node.release()
+

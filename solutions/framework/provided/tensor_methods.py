@@ -1,0 +1,219 @@
+"""Provided: PyTorch's everyday methods of `Tensor`, which inherits them from `TensorMethods`:
+`size`, `numel`, `view`, `t`, the casts (`float()`, `long()`, ...), `clone`, `gather`,
+`triu`/`tril`, `clamp`, `softmax`, the named arithmetic (`add`, `mul`, ...) and the in-place
+updates (`zero_`, `add_`, `x -= y`, ...), which are refused on a tensor in a graph. Chapter 2
+does not write these; they make ordinary PyTorch code run unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import autodiff
+from ..function import Shape, unwrap
+from ..ops import Clamp, Neg, normalize_axes
+from ..shape_ops import Clone, Gather, Triangle, _plain_index
+from .device import check_device, device
+
+
+def _is_dtype(value) -> bool:
+    try:
+        return isinstance(value, (type, np.dtype)) and np.dtype(value) is not None
+    except TypeError:
+        return False
+
+
+class TensorMethods:
+    """The methods of `Tensor` that only repeat its own ops under PyTorch's names."""
+
+    __slots__ = ()
+
+    def size(self, dim: int | None = None) -> Shape | int:
+        """The shape (PyTorch's torch.Size is a tuple), or the length of axis `dim`."""
+        if dim is None:
+            return self.data.shape
+        if self.ndim == 0:
+            raise IndexError(f"size: dim {dim} asked of a tensor with no axes (shape ())")
+        return self.data.shape[normalize_axes(dim, self.ndim, "size")[0]]
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return int(self.data.size)
+
+    def dim(self) -> int:
+        """The number of axes (also `ndim`)."""
+        return self.data.ndim
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def device(self):
+        return device("cpu")
+
+    def view(self, *shape) -> TensorMethods:
+        """`reshape` (-1 allowed), as PyTorch's view of a contiguous tensor."""
+        if len(shape) == 1 and _is_dtype(shape[0]):
+            raise TypeError(
+                "view(dtype): reinterpreting the bytes as another dtype is not supported; "
+                "to convert the values, use .to(dtype)"
+            )
+        return self.reshape(*shape)
+
+    def contiguous(self) -> TensorMethods:
+        return self
+
+    def cpu(self) -> TensorMethods:
+        return self
+
+    def cuda(self, *args, **kwargs) -> TensorMethods:
+        check_device("cuda", "cuda")
+
+    def t(self) -> TensorMethods:
+        """The transpose of a matrix (a tensor with 0, 1 or 2 axes), as PyTorch's t()."""
+        if self.ndim > 2:
+            raise ValueError(
+                f"t: expects at most 2 axes, got shape {self.shape}; "
+                "use transpose(dim0, dim1) or permute"
+            )
+        return self.T
+
+    def float(self) -> TensorMethods:
+        return self.to(np.float32)
+
+    def double(self) -> TensorMethods:
+        return self.to(np.float64)
+
+    def half(self) -> TensorMethods:
+        return self.to(np.float16)
+
+    def long(self) -> TensorMethods:
+        return self.to(np.int64)
+
+    def int(self) -> TensorMethods:
+        return self.to(np.int32)
+
+    def bool(self) -> TensorMethods:
+        return self.to(np.bool_)
+
+    def type_as(self, other: TensorMethods) -> TensorMethods:
+        return self.to(other.dtype)
+
+    def clone(self) -> TensorMethods:
+        """A copy with its own memory; gradients flow back to self."""
+        return Clone.apply(self)
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def gather(self, dim: int, index) -> TensorMethods:
+        """out[i][j] = self[i][index[i][j]] for dim=1 (PyTorch's gather)."""
+        index = unwrap(index)
+        return Gather.apply(self, normalize_axes(dim, self.ndim, "gather")[0], index)
+
+    def triu(self, diagonal: int = 0) -> TensorMethods:
+        return Triangle.apply(self, True, diagonal)
+
+    def tril(self, diagonal: int = 0) -> TensorMethods:
+        return Triangle.apply(self, False, diagonal)
+
+    def clamp(self, min=None, max=None) -> TensorMethods:  # noqa: A002 (PyTorch's names)
+        if min is None and max is None:
+            raise ValueError("clamp: give at least one of min and max")
+        return Clamp.apply(self, min, max)
+
+    clip = clamp
+
+    def softmax(self, dim: int) -> TensorMethods:
+        """eˣ / Σ eˣ along `dim`, from this chapter's ops: the maximum is subtracted first (as a
+        constant: softmax does not change under a shift), so no eˣ overflows. Chapter 3's
+        `nn.functional.softmax` computes the same as one op with its own rule; this file comes
+        before chapter 3's, so it does not call it."""
+        e = (self - self.amax(dim, keepdims=True).detach()).exp()
+        return e / e.sum(dim, keepdims=True)
+
+    def log_softmax(self, dim: int) -> TensorMethods:
+        """x - log Σ eˣ along `dim`, shifted by the maximum as `softmax` is, so the log never
+        sees an underflowed 0 (chapter 3's `nn.functional.log_softmax` is the one-op form)."""
+        shifted = self - self.amax(dim, keepdims=True).detach()
+        return shifted - shifted.exp().sum(dim, keepdims=True).log()
+
+    def add(self, other) -> TensorMethods:
+        return self + other
+
+    def sub(self, other) -> TensorMethods:
+        return self - other
+
+    def mul(self, other) -> TensorMethods:
+        return self * other
+
+    def div(self, other) -> TensorMethods:
+        return self / other
+
+    def pow(self, exponent) -> TensorMethods:
+        return self**exponent
+
+    def neg(self) -> TensorMethods:
+        return Neg.apply(self)
+
+    # In-place changes are refused on a tensor that requires grad or was computed by an op:
+    # the framework records no in-place op. It keeps no version counter either, so a change to
+    # a tensor that needs no gradient but that an op saved for its backward (x in y = w * x)
+    # goes unnoticed, where PyTorch raises at backward: change such a tensor only after it.
+
+    def _check_in_place(self, op: str) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                f"{op}: in-place change of a tensor computed by an op (it has a grad_fn); the "
+                "framework records no in-place ops (PyTorch does): build a new tensor "
+                "(x = x + y, where, masked_fill), or change the leaf it came from"
+            )
+        if self.requires_grad and autodiff.is_grad_enabled():
+            raise RuntimeError(
+                f"{op}: in-place change of a leaf that requires grad; the framework records "
+                "no in-place ops (PyTorch does), so do it inside framework.no_grad(), or build "
+                "a new tensor (x = x + y, where, masked_fill)"
+            )
+
+    def __setitem__(self, index, value) -> None:
+        self._check_in_place("setitem")
+        self.data[_plain_index(index)] = unwrap(value)
+
+    def zero_(self) -> TensorMethods:
+        self._check_in_place("zero_")
+        self.data[...] = 0
+        return self
+
+    def fill_(self, value) -> TensorMethods:
+        self._check_in_place("fill_")
+        self.data[...] = value
+        return self
+
+    def add_(self, other) -> TensorMethods:
+        self._check_in_place("add_")
+        self.data += unwrap(other)
+        return self
+
+    def mul_(self, other) -> TensorMethods:
+        self._check_in_place("mul_")
+        self.data *= unwrap(other)
+        return self
+
+    def copy_(self, source) -> TensorMethods:
+        self._check_in_place("copy_")
+        self.data[...] = unwrap(source)
+        return self
+
+    def sub_(self, other) -> TensorMethods:
+        self._check_in_place("sub_")
+        self.data -= unwrap(other)
+        return self
+
+    def div_(self, other) -> TensorMethods:
+        self._check_in_place("div_")
+        self.data /= unwrap(other)
+        return self
+
+    # x += y changes x in place, as in PyTorch (`with no_grad(): w -= lr * w.grad`)
+    __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
