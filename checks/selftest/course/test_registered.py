@@ -1,5 +1,7 @@
 """The consistency stage: every check, probe and mutant id is an exercise of its chapter."""
 
+import pytest
+
 from checks.exercises import CHAPTERS
 from checks.harness import Check
 from checks.mutants import Mutant
@@ -49,12 +51,17 @@ def test_an_exercise_without_a_check_or_a_probe_is_reported():
                              "checks/chapter1_autodiff.py: exercise 1.1 has no @probe('1.1')"]
 
 
-def test_the_consistency_stage_fails_on_a_mistyped_check(monkeypatch, capsys):
+@pytest.mark.parametrize("module, where", [
+    ("checks.chapter2_tensor", "checks/chapter2_tensor/"),
+    ("checks.chapter2_tensor.elementwise", "checks/chapter2_tensor/elementwise.py"),
+])
+def test_the_consistency_stage_fails_on_a_mistyped_check(monkeypatch, capsys, module, where):
+    """A check in the grader package or in one of its parts, named by its own file."""
     from checks import harness
 
     problems()  # the graders imported, so their checks are registered
     typo = Check("2.30", "test_typo", nothing)
-    monkeypatch.setattr(nothing, "__module__", "checks.chapter2_tensor")
+    monkeypatch.setattr(nothing, "__module__", module)
     monkeypatch.setattr(harness, "CHECKS", [*harness.CHECKS, typo])
     assert check() == 1
-    assert "@check('2.30')" in capsys.readouterr().out
+    assert f"{where}: @check('2.30')" in capsys.readouterr().out
