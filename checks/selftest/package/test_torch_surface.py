@@ -1,9 +1,13 @@
 """PyTorch's everyday tensor surface (provided): methods, dim/keepdim, factories, autograd.Function."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from checks.loader import load_framework
+from checks.tools.student import stubbed_package
 
 fw = load_framework("solutions")
 Tensor = fw.Tensor
@@ -483,6 +487,54 @@ def test_autograd_grad_walks_outputs_that_share_nodes():
     h = x * x
     (g,) = fw.autograd.grad([h.sum(), (3 * h).sum()], x)
     np.testing.assert_allclose(g.data, 8 * x.data)
+
+
+@pytest.mark.parametrize("retain_graph, kept", [(None, [True, True, False]), (True, [True] * 3)])
+def test_autograd_grad_walks_with_backpropagate_and_only_its_last_walk_frees(
+        monkeypatch, retain_graph, kept):
+    """Each output is walked by exercise 1.7's `backpropagate`, on stand-ins of the nodes."""
+    walks = []
+
+    def recording(root, gradient, retain_graph=True):
+        walks.append((root, retain_graph))
+        return fw.autodiff.backpropagate(root, gradient, retain_graph)
+
+    monkeypatch.setattr(fw.autograd, "backpropagate", recording)
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    h = x * x
+    outputs = [h.sum(), (2 * h).sum(), h.exp().sum()]
+    (g,) = fw.autograd.grad(outputs, x, retain_graph=retain_graph)
+    np.testing.assert_allclose(g.data, 2 * x.data * (3 + np.exp(x.data ** 2)))
+    assert [kept for _, kept in walks] == kept
+    assert all(not isinstance(root, Tensor) for root, _ in walks) and x.grad is None
+
+
+def test_autograd_grad_frees_the_graph_unless_retained():
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    y = (x * x).sum()
+    first = fw.autograd.grad(y, x, retain_graph=True)[0]
+    assert np.array_equal(fw.autograd.grad(y, x)[0].data, first.data)
+    with pytest.raises(RuntimeError, match="already freed"):
+        fw.autograd.grad(y, x)
+
+
+def test_autograd_grad_on_the_learners_stubs_asks_for_exercise_1_7(tmp_path):
+    """Before the walk is written, grad names the exercise that writes it."""
+    for path, text in stubbed_package().items():
+        (tmp_path / "framework" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "framework" / path).write_text(text)
+    code = (
+        "import numpy as np\n"
+        "from framework import Tensor, autograd\n"
+        "class Twice(autograd.Function):\n"
+        "    forward = staticmethod(lambda ctx, x: Tensor(2 * x.data))\n"
+        "    backward = staticmethod(lambda ctx, grad: 2 * grad)\n"
+        "x = Tensor(np.ones(2), requires_grad=True)\n"
+        "autograd.grad(Twice.apply(x), x, grad_outputs=Tensor(np.ones(2)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert "NotImplementedError: Exercise 1.7: " in done.stderr, done.stderr
 
 
 def test_a_device_prints_as_its_type():

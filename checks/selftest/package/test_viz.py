@@ -25,6 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (only after the backend is chosen
 
 fw = load_framework("solutions")
 viz = importlib.import_module(f"{fw.__name__}.viz")
+graph_drawing = importlib.import_module(f"{fw.__name__}.graph_drawing")
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -88,13 +89,74 @@ def test_graph_has_one_edge_per_argument_plus_one_per_op():
 
 def test_graph_is_deterministic_for_identically_built_graphs():
     assert viz.draw_graph(neuron()).svg == viz.draw_graph(neuron()).svg
+    first = neuron()
+    _padding = [Node(0.0) for _ in range(100)]  # so the second graph's nodes lie elsewhere
+    assert viz.draw_graph(first).svg == viz.draw_graph(neuron()).svg
 
 
-def test_graph_draws_a_2000_node_chain_without_recursion():
+def test_graph_lists_nodes_breadth_first_from_the_root_in_parents_order():
+    labels = [t.text for t in parse(viz.draw_graph(neuron())).iter(f"{SVG}text")
+              if t.get("font-weight") == "bold"]
+    assert labels == ["out", "n", "b", "x1", "w1", "x2", "w2"]  # out, n, s, b, a, c, x1, ...
+
+
+def edge_ends(svg: ET.Element, rankdir: str) -> list[tuple[float, float]]:
+    """Where each arrow starts and ends along the flow (x for "LR", y for "TB")."""
+    axis = 0 if rankdir == "LR" else 1
+    ends = []
+    for path in svg.findall(f".//{SVG}path[@class='edge']"):
+        words = path.get("d").replace("M", "").replace("C", "").split()
+        points = [(float(words[k]), float(words[k + 1])) for k in range(0, len(words), 2)]
+        ends.append((points[0][axis], points[-1][axis]))
+    return ends
+
+
+def skip_connection() -> Node:
+    """x feeds tanh(tanh(tanh(x))) and the final + directly: x is an edge of 1 and of 4 steps."""
+    x = Node(0.5, label="x")
+    h = x
+    for _ in range(3):
+        h = Node(0.0, (h,), "tanh")
+    diamond = Node(0.0, (h, Node(0.0, (h,), "exp")), "*")
+    return Node(0.0, (diamond, x), "+", label="out")
+
+
+@pytest.mark.parametrize("rankdir", ["LR", "TB"])
+@pytest.mark.parametrize("make", [neuron, skip_connection])
+def test_every_arrow_points_forward(make, rankdir):
+    ends = edge_ends(parse(viz.draw_graph(make(), rankdir=rankdir)), rankdir)
+    assert ends and all(start < end for start, end in ends)
+
+
+def test_a_node_sits_one_layer_before_its_first_consumer():
+    """Layers are longest distances from the root: every edge goes from a strictly deeper
+    layer, and a node's deepest consumer is exactly one layer shallower than it."""
+    parents = [[1, 5], [2, 3], [4], [4], [5], []]  # node 0 the root; 5 is read by 0 and by 4
+    layers = graph_drawing._layers(parents)
+    assert layers[0] == max(layers)
+    for child, ps in enumerate(parents):
+        assert all(layers[p] < layers[child] for p in ps)
+    for node in range(1, len(parents)):
+        consumers = [c for c, ps in enumerate(parents) if node in ps]
+        assert layers[node] == min(layers[c] for c in consumers) - 1
+    assert layers == [4, 3, 2, 2, 1, 0]
+
+
+def test_graph_refuses_a_cycle_instead_of_looping():
+    a = Node(1.0)
+    b = Node(2.0, (a,), "exp")
+    a.parents = (b,)
+    with pytest.raises(ValueError, match="cycle"):
+        viz.draw_graph(b)
+
+
+def test_graph_draws_a_3000_node_chain_without_recursion():
     node = Node(0.0)
-    for _ in range(1999):
+    for _ in range(2999):
         node = Node(0.0, (node,), "tanh")
-    assert len(boxes(parse(viz.draw_graph(node)))) == 2000
+    svg = parse(viz.draw_graph(node))
+    assert len(boxes(svg)) == 3000
+    assert all(start < end for start, end in edge_ends(svg, "LR"))
 
 
 def test_graph_escapes_xml_in_labels_and_ops():
@@ -138,7 +200,10 @@ def test_graph_flows_from_leaves_to_root_in_both_directions():
     for rankdir, coordinate in [("LR", "x"), ("TB", "y")]:
         rects = boxes(parse(viz.draw_graph(neuron(), rankdir=rankdir)))
         positions = [float(r.get(coordinate)) for r in rects]
-        assert max(positions) == positions[-1]  # the root is drawn last, furthest along
+        (root,) = [r for r in rects if r.get("stroke-width") == "2"]  # the root's border
+        assert float(root.get(coordinate)) == max(positions)  # furthest along
+        leaves = [float(r.get(coordinate)) for r in rects if r.get("fill") != "white"]
+        assert min(leaves) == min(positions)
 
 
 def test_graph_rejects_an_unknown_rankdir():

@@ -9,7 +9,9 @@ encoder-decoder `Transformer` that translates one sequence into another.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -347,29 +349,43 @@ class Transformer(Module):
         forcing: where each target position reads in the source. Eval mode, no graph. The
         source mask defaults as in forward.
         """
-        src_key_padding_mask = self.source_padding_mask(src, src_key_padding_mask)
+        found: list[np.ndarray] = []
+        attentions = [layer.multihead_attn for layer in self.decoder.layers]
         modes = _modes(self)
         self.eval()
         try:
+            # the model's own forward (exercises 5.6 and 5.7), each cross-attention asked for
+            # its weights on its layer's behalf, which needs none
+            for attention in attentions:
+                object.__setattr__(attention, "forward", _keeping_weights(attention, found))
             with no_grad():
-                memory = self.encode(src, src_key_padding_mask)
-                y = self.positional(self.tgt_embedding(tgt))
-                found = []
-                for layer in self.decoder.layers:
-                    # the layer's first branch again, to get the cross-attention's query
-                    h = layer.norm1(y)
-                    attended, _ = layer.self_attn(h, h, h, key_padding_mask=tgt_key_padding_mask,
-                                                  is_causal=True, need_weights=False)
-                    _, weights = layer.multihead_attn(
-                        layer.norm2(y + attended), memory, memory,
-                        key_padding_mask=src_key_padding_mask, need_weights=True,
-                        average_attn_weights=False)
-                    found.append(weights.data)
-                    y = layer(y, memory, tgt_key_padding_mask=tgt_key_padding_mask,
-                              memory_key_padding_mask=src_key_padding_mask)
-                return found
+                self(src, tgt, src_key_padding_mask=src_key_padding_mask,
+                     tgt_key_padding_mask=tgt_key_padding_mask)
+            return found
         finally:
+            for attention in attentions:
+                vars(attention).pop("forward", None)
             _restore_modes(modes)
+
+
+def _keeping_weights(attention: MultiheadAttention, found: list) -> Callable:
+    """`attention.forward` that computes the weights of every head, whatever it is asked, and
+    appends them to `found`; its caller gets what it asked for."""
+    forward = attention.forward
+    signature = inspect.signature(forward)
+
+    def keeping(*args, **kwargs):
+        call = signature.bind(*args, **kwargs)
+        call.apply_defaults()
+        asked, average = call.arguments["need_weights"], call.arguments["average_attn_weights"]
+        call.arguments.update(need_weights=True, average_attn_weights=False)
+        out, weights = forward(*call.args, **call.kwargs)
+        found.append(weights.data)
+        if not asked:
+            return out, None
+        return out, weights.mean(axis=1) if average else weights
+
+    return keeping
 
 
 # -- exercise 5.8: training with teacher forcing -----------------------------------------------------

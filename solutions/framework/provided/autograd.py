@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..autodiff import enable_grad, is_grad_enabled, no_grad, set_grad_enabled, topological_order
+from ..autodiff import backpropagate, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ..function import BackwardNode, Context, unbroadcast, unwrap
 from ..tensor import Tensor
 
@@ -128,9 +128,11 @@ def grad(
     outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor], grad_outputs=None,
     retain_graph: bool | None = None, create_graph: bool = False, allow_unused: bool = False,
 ) -> tuple[Tensor | None, ...]:
-    """d(outputs)/d(inputs) · grad_outputs, returned as tensors; no `.grad` is touched.
+    """Σ over outputs of d(output)/d(input) · grad_output, for each input, as tensors; no
+    `.grad` is touched.
 
-    The same reverse walk as `backpropagate`, keeping the gradients that reach `inputs`.
+    Each output is walked by `backpropagate` (exercise 1.7) on proxies of its graph's nodes,
+    which keep the gradients reaching `inputs` instead of handing them to `receive_grad`.
     """
     if create_graph:
         raise NotImplementedError(
@@ -142,6 +144,7 @@ def grad(
     if grad_outputs is None or isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs] * len(outputs)
     found: dict[int, np.ndarray] = {}
+    wanted = {id(x) for x in inputs}
     for i, (out, cotangent) in enumerate(zip(outputs, grad_outputs)):
         if cotangent is None and out.numel() != 1:
             raise RuntimeError(
@@ -150,7 +153,8 @@ def grad(
         seed = np.ones_like(out.data) if cotangent is None else np.asarray(
             unwrap(cotangent), dtype=out.dtype)
         # outputs may share nodes: only the last walk may free them
-        _walk(out, seed, inputs, found, bool(retain_graph) or i < len(outputs) - 1)
+        retain = bool(retain_graph) or i < len(outputs) - 1
+        backpropagate(_Walk(wanted, found).proxy(out), seed, retain)
     grads = tuple(Tensor._make(found[id(x)]) if id(x) in found else None for x in inputs)
     unused = [i for i, g in enumerate(grads) if g is None]
     if unused and not allow_unused:
@@ -160,21 +164,51 @@ def grad(
     return grads
 
 
-def _walk(root: Tensor, seed: np.ndarray, inputs: list, found: dict, retain: bool) -> None:
-    """`backpropagate`, except that the gradients reaching `inputs` go to `found`."""
-    wanted = {id(x) for x in inputs}
-    grads = {root: seed}
-    for node in reversed(topological_order(root)):
-        g = grads.pop(node, None)
-        if g is None:
-            continue
-        if id(node) in wanted:
-            found[id(node)] = g if id(node) not in found else found[id(node)] + g
-        if node.grad_fn is None:
-            continue
-        for parent, share in zip(node.parents, node.grad_fn(g)):
-            if share is not None:
-                grads[parent] = share if parent not in grads else grads[parent] + share
-        if not retain:
-            node.release()
+class _Walk:
+    """What the proxies of one walk share: the gradients found so far, by input, and one
+    proxy per node, made when the walk first reaches it."""
 
+    def __init__(self, wanted: set[int], found: dict[int, np.ndarray]) -> None:
+        self.wanted, self.found = wanted, found
+        # one per node, so the walk's visited set and its sums of shares, which go by
+        # identity, see a node reached along two paths as one node
+        self.proxies: dict[int, _Proxy] = {}
+
+    def proxy(self, node: Tensor) -> _Proxy:
+        proxy = self.proxies.get(id(node))  # the proxy holds the node: its id stays its own
+        if proxy is None:
+            proxy = self.proxies[id(node)] = _Proxy(node, self)
+        return proxy
+
+
+class _Proxy:
+    """A node of the graph as `backpropagate` sees it (`autodiff.Node`): the real node's rule,
+    its parents' proxies, and a `receive_grad` that keeps an input's gradient for `grad`."""
+
+    __slots__ = ("node", "walk", "_parents")
+
+    def __init__(self, node: Tensor, walk: _Walk) -> None:
+        self.node, self.walk = node, walk
+        self._parents: tuple | None = None  # made when the walk first asks for them
+
+    @property
+    def parents(self) -> tuple:
+        if self._parents is None:
+            self._parents = tuple(self.walk.proxy(parent) for parent in self.node.parents)
+        return self._parents
+
+    @property
+    def grad_fn(self):
+        return self.node.grad_fn
+
+    def receive_grad(self, grad: np.ndarray) -> None:
+        """found[input] ← found[input] + grad, a new array: the walk may share `grad`."""
+        key = id(self.node)
+        if key in self.walk.wanted:
+            earlier = self.walk.found.get(key)
+            self.walk.found[key] = grad if earlier is None else earlier + grad
+
+    def release(self) -> None:
+        """Free the real node (the walk's retain_graph=False), and the proxy's parents."""
+        self.node.release()
+        self._parents = ()

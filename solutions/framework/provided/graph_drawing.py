@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import deque
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -58,68 +59,65 @@ def draw_graph(root, show_grad: bool = True, rankdir: str = "LR") -> SVGGraph:
     order (so `a * a` shows two arrows), and from the ellipse to the node. Leaves
     are shaded.
 
-    Layers follow the flow: a node's layer is its longest distance from the
-    leaves, and a leaf then moves up to the layer just before its first consumer,
-    so a bias added last sits next to its `+`. `rankdir` is "LR" (leaves on the
-    left) or "TB" (leaves on top). The drawing depends only on the graph, so the
-    same graph always gives the same text.
+    Layers follow the flow and are counted back from the root: a node sits as many
+    layers before the root as its longest path to it has steps, so every arrow points
+    forward and each node sits just before its first consumer (a bias added last is
+    next to its `+`). `rankdir` is "LR" (leaves on the left) or "TB" (leaves on top).
+    The drawing depends only on the graph, so the same graph always gives the same
+    text.
     """
     if rankdir not in ("LR", "TB"):
         raise ValueError(
             f"draw_graph: rankdir must be 'LR' (left to right) or 'TB' (top to bottom), "
             f"got {rankdir!r}"
         )
-    order = _walk(root)
-    index = {id(node): i for i, node in enumerate(order)}
-    parents = [[index[id(parent)] for parent in node.parents] for node in order]
+    nodes = _nodes(root)
+    index = {id(node): i for i, node in enumerate(nodes)}
+    parents = [[index[id(parent)] for parent in node.parents] for node in nodes]
     layers = _layers(parents)
-    texts = [_box_text(node, show_grad) for node in order]
-    ops = [(getattr(node, "op", "") or "?") if node.parents else None for node in order]
+    texts = [_box_text(node, show_grad) for node in nodes]
+    ops = [(getattr(node, "op", "") or "?") if node.parents else None for node in nodes]
     layout = _Layout(texts, ops, layers, horizontal=rankdir == "LR")
     return layout.render(parents)
 
 
-def _walk(root) -> list:
-    """Every node `root` depends on, parents before children, `root` last.
-
-    An iterative depth-first search over `parents` in their stored order: the
-    order depends only on the graph (never on memory addresses), and a chain of
-    thousands of nodes does not hit Python's recursion limit. `id` only tells
-    visited nodes apart. (Not the engine's `topological_order`: that is the learner's
-    exercise 1.6, and the notebook draws graphs before it is written.)
-    """
-    order = []
-    seen = {id(root)}
-    stack = [(root, iter(root.parents))]
-    while stack:
-        node, pending = stack[-1]
-        for parent in pending:
+def _nodes(root) -> list:
+    """Every node `root` depends on, each once: `root` first, then breadth first along
+    `parents` in their stored order, so the order depends only on the graph (never on
+    memory addresses: `id` only tells nodes apart)."""
+    nodes, seen = [root], {id(root)}
+    for node in nodes:  # the list grows while it is read: it is the queue
+        for parent in node.parents:
             if id(parent) not in seen:
                 seen.add(id(parent))
-                stack.append((parent, iter(parent.parents)))
-                break
-        else:
-            stack.pop()
-            order.append(node)
-    return order
+                nodes.append(parent)
+    return nodes
 
 
 def _layers(parents: list[list[int]]) -> list[int]:
-    """Each node's layer, from the parent indices of nodes in topological order."""
-    layer = [0] * len(parents)
-    for i, ps in enumerate(parents):
-        if ps:
-            layer[i] = 1 + max(layer[p] for p in ps)
-    # Leaves all start in layer 0; move each to just before its first consumer,
-    # which shortens edges without making any edge point backwards.
-    first_use = {}
-    for i, ps in enumerate(parents):
-        for p in ps:
-            if not parents[p]:
-                first_use[p] = min(first_use.get(p, layer[i]), layer[i])
-    for leaf, use in first_use.items():
-        layer[leaf] = use - 1
-    return layer
+    """Each node's layer, from the parent indices of the nodes (node 0 the root).
+
+    A node's depth is its longest distance from the root: depths start at 0 and are raised
+    until depth(parent) ≥ depth(child) + 1 holds on every edge. Each raise is to the length
+    of a longer path, so a node is raised at most once per length of its paths to the root:
+    quadratic at worst, and drawn graphs are small. The layer is the depth counted back from
+    the deepest, so every arrow points forward.
+    """
+    depth = [0] * len(parents)
+    pending = deque([0])  # the nodes whose depth rose: their parents may have to follow
+    while pending:
+        child = pending.popleft()
+        for parent in parents[child]:
+            if depth[parent] <= depth[child]:
+                depth[parent] = depth[child] + 1
+                if depth[parent] >= len(parents):  # a path longer than the graph: a loop
+                    raise ValueError(
+                        "draw_graph: the nodes' parents form a cycle, which no computation "
+                        "graph has; was a node's `parents` changed after it was made?"
+                    )
+                pending.append(parent)
+    deepest = max(depth)
+    return [deepest - d for d in depth]
 
 
 def _format(x) -> str:
@@ -189,7 +187,7 @@ class _Layout:
         self.box_start = [box_start[layer] for layer in layers]
 
     def _place_across(self, layers) -> None:
-        """Nodes of a layer side by side in walk order, each layer centred."""
+        """Nodes of a layer side by side in `_nodes`' order, each layer centred."""
         members: dict[int, list[int]] = {}
         for i, layer in enumerate(layers):
             members.setdefault(layer, []).append(i)
@@ -214,8 +212,7 @@ class _Layout:
                 edges += self._edge_to_op(p, i, k, len(ps))
             edges += self._edge_from_op(i)
             nodes.append(self._ellipse(i))
-        root = len(parents) - 1
-        nodes += [self._box(i, is_leaf=not ps, is_root=i == root) for i, ps in enumerate(parents)]
+        nodes += [self._box(i, is_leaf=not ps, is_root=i == 0) for i, ps in enumerate(parents)]
         svg = "\n".join(
             [
                 f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" '
