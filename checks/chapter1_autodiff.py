@@ -641,8 +641,8 @@ def test_backpropagate_never_changes_a_gradient_in_place(g):
 
 
 def extra():
-    """`framework.autodiff_extra`, the bonus file (imported on first use)."""
-    return importlib.import_module(f"{fw.__name__}.autodiff_extra")
+    """`framework.bonus.chapter1_autodiff`, the bonus file (imported on first use)."""
+    return importlib.import_module(f"{fw.__name__}.bonus.chapter1_autodiff")
 
 
 # -- 1.8 (bonus) abs and softplus on Value -------------------------------------------------------

@@ -30,8 +30,8 @@ from checks.harness import assert_close, check, probe
 
 
 def extra():
-    """`framework.optim_extra`, the bonus optimizers (imported on first use)."""
-    return importlib.import_module(f"{fw.__name__}.optim_extra")
+    """`framework.bonus.chapter4_optimizers`, the bonus optimizers (imported on first use)."""
+    return importlib.import_module(f"{fw.__name__}.bonus.chapter4_optimizers")
 
 
 # -- 4.7 (bonus) RMSprop -------------------------------------------------------------------------
@@ -220,8 +220,8 @@ def bug_zoo() -> dict:
 
 
 def properties():
-    """`framework.property_tests`, the learner's test (imported on first use)."""
-    return importlib.import_module(f"{fw.__name__}.property_tests")
+    """`framework.bonus.chapter4_optimizers`, the learner's test (imported on first use)."""
+    return importlib.import_module(f"{fw.__name__}.bonus.chapter4_optimizers")
 
 
 def outcome(schedule) -> BaseException | None:

@@ -15,9 +15,9 @@ from checks.harness import assert_close, check, gradient_check, probe, read_only
 # -- bonus track: graded apart from the 100 points ---------------------------------------------
 
 
-def bonus_module(name: str):
-    """`framework.nn.<name>`, a bonus file (imported on first use)."""
-    return importlib.import_module(f"{fw.__name__}.nn.{name}")
+def bonus_module():
+    """`framework.bonus.chapter5_transformer`, the chapter's bonus file (imported on first use)."""
+    return importlib.import_module(f"{fw.__name__}.bonus.chapter5_transformer")
 
 
 # -- 5.9 (bonus) one step of beam search ----------------------------------------------------------
@@ -46,7 +46,7 @@ def beams(draw):
 def probe_beam_step(fw):
     scores, log_probs = np.array([-1.0, -0.5]), np.log(np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]]))
     return {"beam_step(2 beams, 3 tokens, beam_size 3)":
-            lambda: bonus_module("beam_search").beam_step(scores, log_probs, 3)}
+            lambda: bonus_module().beam_step(scores, log_probs, 3)}
 
 
 @check("5.9")
@@ -56,7 +56,7 @@ def probe_beam_step(fw):
 def test_beam_step_keeps_the_best_candidates_best_first(case):
     """The beam_size best of scores[b] + log_probs[b, v], best first, ties to the lower b then v."""
     scores, log_probs, beam_size = case
-    got = bonus_module("beam_search").beam_step(read_only(scores), read_only(log_probs), beam_size)
+    got = bonus_module().beam_step(read_only(scores), read_only(log_probs), beam_size)
     want = np_beam_step(scores, log_probs, beam_size)
     what = f"beam_step(scores {scores.tolist()}, log_probs {log_probs.tolist()}, beam_size={beam_size})"
     assert isinstance(got, tuple) and len(got) == 3, f"{what} returned {got!r}, expected 3 arrays"
@@ -72,7 +72,7 @@ def test_beam_step_keeps_the_best_candidates_best_first(case):
 def test_beam_step_scores_are_the_sum_of_the_beam_and_its_token(case):
     """Each kept candidate's score is scores[beam] + log_probs[beam, token], and no pair repeats."""
     scores, log_probs, beam_size = case
-    new, beam, token = bonus_module("beam_search").beam_step(scores, log_probs, beam_size)
+    new, beam, token = bonus_module().beam_step(scores, log_probs, beam_size)
     what = f"beam_step(scores {scores.tolist()}, log_probs {log_probs.tolist()}, beam_size={beam_size})"
     assert_close(new, scores[beam] + log_probs[beam, token],
                  f"{what}: the scores against scores[beams] + log_probs[beams, tokens]")
@@ -96,7 +96,7 @@ def rms_cases(draw):
 @probe("5.10")
 def probe_rms_norm(fw):
     x, w = fw.Tensor([[1.0, 2.0, 2.0], [3.0, 0.0, 4.0]]), fw.Tensor([1.0, 1.0, 2.0])
-    return {"rms_norm of [[1, 2, 2], [3, 0, 4]]": lambda: bonus_module("rmsnorm").rms_norm(x, w).data}
+    return {"rms_norm of [[1, 2, 2], [3, 0, 4]]": lambda: bonus_module().rms_norm(x, w).data}
 
 
 @check("5.10")
@@ -105,7 +105,7 @@ def probe_rms_norm(fw):
 def test_rms_norm_matches_numpy(case, eps):
     """x / √(mean(x²) + eps) · w over the last axis, with no mean subtracted; float32 kept."""
     x, weight = case
-    rms = bonus_module("rmsnorm")
+    rms = bonus_module()
     out = rms.rms_norm(fw.Tensor(x), fw.Tensor(weight), eps)
     assert_close(out.data, np_rms_norm(x, weight, eps),
                  f"rms_norm of shape {x.shape}, eps={eps}", rtol=1e-6, atol=1e-8)
@@ -118,7 +118,7 @@ def test_rms_norm_matches_numpy(case, eps):
 def test_rms_norm_gradient(case, seed):
     """∂x = r·(ĝ − x̂·mean(ĝ·x̂)) with ĝ = g·w, ∂w = Σ g·x̂: against central differences."""
     x, weight = case
-    gradient_check(lambda t, w: bonus_module("rmsnorm").rms_norm(t, w, 1e-3), [x, weight], seed,
+    gradient_check(lambda t, w: bonus_module().rms_norm(t, w, 1e-3), [x, weight], seed,
                    f"rms_norm of shape {x.shape} (inputs: x, weight)")
 
 
@@ -126,6 +126,6 @@ def test_rms_norm_gradient(case, seed):
 def test_rms_norm_module_scales_rows_to_unit_root_mean_square():
     """RMSNorm(4)'s weight starts at ones: each output row has mean(y²) = 1 (up to eps)."""
     x = np.random.default_rng(0).standard_normal((3, 4)) * 10
-    out = bonus_module("rmsnorm").RMSNorm(4, eps=1e-12)(fw.Tensor(x))
+    out = bonus_module().RMSNorm(4, eps=1e-12)(fw.Tensor(x))
     assert_close(np.mean(out.data.astype(np.float64) ** 2, axis=-1), np.ones(3),
                  "RMSNorm(4): mean(y²) of each row", rtol=1e-4)

@@ -17,8 +17,8 @@ from checks.harness import assert_close, check, probe, read_only
 
 
 def metrics():
-    """`framework.nn.text_metrics`, the bonus file (imported on first use)."""
-    return importlib.import_module(f"{fw.__name__}.nn.text_metrics")
+    """`framework.bonus.chapter7_gpt`, the bonus file (imported on first use)."""
+    return importlib.import_module(f"{fw.__name__}.bonus.chapter7_gpt")
 
 
 # -- 7.7 (bonus) perplexity -----------------------------------------------------------------------
