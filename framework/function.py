@@ -74,9 +74,10 @@ class Differentiable:
     """What `Function.apply` needs of a tensor; chapter 2's `Tensor` is one.
 
     `data`, its NumPy array; `requires_grad`; and `_make(data, parents, grad_fn, op)`, which
-    builds a result of the tensor's own kind. `apply` builds each result with its first such
-    input's `_make`, so this file needs no tensor class of its own: `Tensor` (tensor.py) is
-    written after the ops and imports them, never the other way round.
+    builds an op's result (for chapter 2's tensors a plain `Tensor`, also when the input is a
+    `Parameter`). `apply` builds each result with its first tensor input's `_make`, so this
+    file needs no tensor class of its own: `Tensor` (tensor.py) is written after the ops and
+    imports them, never the other way round.
     """
 
     __slots__ = ()
@@ -139,9 +140,9 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        """forward on the inputs' arrays; the result is a tensor of the first tensor input's
-        kind, recorded in the graph when an input requires grad (and grad mode is on). With no
-        tensor among the inputs there is no graph to join: the result is forward's array."""
+        """forward on the inputs' arrays; the result is made by the first tensor input's
+        `_make`, recorded in the graph when an input requires grad (and grad mode is on). With
+        no tensor among the inputs there is no graph to join: the result is forward's array."""
         first = None
         for a in args:
             if isinstance(a, Differentiable):
