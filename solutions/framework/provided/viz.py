@@ -1,7 +1,7 @@
 """Provided: pictures of what the framework computes.
 
 - `draw_graph` draws a computation graph as SVG in pure Python (no graphviz, no
-  system binaries), so it works wherever the course runs (in `graph_drawing.py`).
+  system binaries), so it works wherever the course runs (in `provided/graph_drawing.py`).
 - `plot_*` draw decision boundaries, loss curves, attention, optimizer paths and
   activation histograms. matplotlib is imported only when a plot is drawn, so
   `import framework` stays fast.
