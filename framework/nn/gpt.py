@@ -11,6 +11,7 @@ so `GPT.generate` feeds one new token per step instead of the whole text again.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -54,7 +55,19 @@ class CharVocab:
         ### END SOLUTION
 
     def decode(self, ids) -> str:
-        """The text of a sequence of ids: decode(encode(s)) == s."""
+        """The text of a sequence of ids: decode(encode(s)) == s. The provided start refuses an
+        id outside 0..vocab_size-1 (ValueError, naming them) and ids that are not integers."""
+        given = np.asarray(unwrap(ids))
+        if given.size and not np.issubdtype(given.dtype, np.integer):
+            raise TypeError(f"CharVocab.decode: ids must be integers, got {given.dtype} "
+                            f"{given.ravel()[:5].tolist()}; pass the int ids encode or a model gives")
+        outside = np.unique(given[(given < 0) | (given >= self.vocab_size)])
+        if outside.size:
+            named = ", ".join(str(i) for i in outside[:10]) + (", …" if outside.size > 10 else "")
+            raise ValueError(f"CharVocab.decode: ids [{named}] not in the vocabulary of "
+                             f"{self.vocab_size} characters, ids 0..{self.vocab_size - 1}; decode "
+                             f"ids this vocabulary gave (encode's, or a GPT's of vocab_size="
+                             f"{self.vocab_size})")
         ### BEGIN SOLUTION 7.1
         raise NotImplementedError("Exercise 7.1: Characters as ids — see chapters/07_gpt.ipynb, '7.1 Characters as ids'")
         ### END SOLUTION
@@ -158,12 +171,35 @@ class GPT(Module):
         """Logits for ids (N, T). With a cache, idx holds only the new ids: they sit at
         positions cache.positions(T) and read the cached keys and values too."""
         idx = np.asarray(unwrap(idx))
-        if cache is None and (idx.ndim != 2 or idx.shape[1] > self.block_size):
+        if idx.ndim != 2:
+            raise ValueError(f"GPT: ids of shape {idx.shape}; expected a batch (N, T) of rows of "
+                             "ids: idx[None] for one sequence")
+        if cache is None and idx.shape[1] > self.block_size:
             raise ValueError(f"GPT: ids of shape {idx.shape}; expected (N, T) with T <= "
                              f"block_size={self.block_size}: crop to the last {self.block_size}")
+        if cache is not None:
+            self._check_cache(cache, idx.shape[0])
         ### BEGIN SOLUTION 7.4
         raise NotImplementedError("Exercise 7.4: The GPT and its loss — see chapters/07_gpt.ipynb, '7.4 The GPT and its loss'")
         ### END SOLUTION
+
+    def _check_cache(self, cache: KVCache, batch: int) -> None:
+        """A cache built for this model (its layers, at most its context) and for this batch."""
+        build = "build it as KVCache(model.n_layer, model.block_size)"
+        if len(cache.keys) != self.n_layer:
+            raise ValueError(f"GPT: a KVCache of {len(cache.keys)} layers for a model of n_layer="
+                             f"{self.n_layer}; {build}")
+        if cache.max_length > self.block_size:
+            raise ValueError(
+                f"GPT: a KVCache of max_length={cache.max_length} positions for a model whose "
+                f"context is block_size={self.block_size} positions (0..{self.block_size - 1}): "
+                f"positions from {self.block_size} on have no embedding; {build}")
+        held = next((keys for keys in cache.keys if keys is not None), None)
+        if held is not None and held.shape[0] != batch:
+            raise ValueError(
+                f"GPT: a batch of {batch} sequences fed to a KVCache holding {held.shape[0]}; a "
+                f"cache serves the batch it started with: for another batch start a new one, "
+                f"KVCache(model.n_layer, model.block_size)")
 
     def loss(self, idx, targets) -> Tensor:
         """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
@@ -181,7 +217,31 @@ class GPT(Module):
         have a position: T₀ + max_new_tokens - 1 <= block_size, or ValueError. Without it,
         each step reads the last block_size ids again (a sliding window, for any length).
         Eval mode, no graph; draws come from `generator` (the shared one by default).
+        The provided start refuses a prompt that is not (N, T₀) integer ids of the vocabulary
+        with T₀ >= 1, a max_new_tokens that is not an int >= 0 (0 returns the prompt), and the
+        sampling settings next_token_probabilities refuses.
         """
+        prompt = np.asarray(unwrap(idx))
+        if prompt.ndim != 2 or prompt.shape[1] == 0:
+            hint = ("one prompt is idx[None], shape (1, T)" if prompt.ndim == 1 and prompt.size
+                    else "give each row at least one id to continue (a newline's, say)")
+            raise ValueError(f"GPT.generate: a prompt of shape {prompt.shape}; expected a batch "
+                             f"(N, T) of T >= 1 ids per row: {hint}")
+        if not np.issubdtype(prompt.dtype, np.integer):
+            raise TypeError(f"GPT.generate: prompt ids must be integers, got {prompt.dtype}; "
+                            "pass the int ids CharVocab.encode gives")
+        if prompt.size and (prompt.min() < 0 or prompt.max() >= self.vocab_size):
+            bad = prompt[(prompt < 0) | (prompt >= self.vocab_size)][0]
+            raise ValueError(f"GPT.generate: prompt id {bad} is not in the vocabulary, ids "
+                             f"0..{self.vocab_size - 1} (vocab_size={self.vocab_size})")
+        if isinstance(max_new_tokens, (bool, np.bool_)) or not isinstance(max_new_tokens,
+                                                                          (int, np.integer)):
+            raise TypeError(f"GPT.generate: max_new_tokens={max_new_tokens!r} must be an int >= 0, "
+                            "the number of ids to add")
+        if max_new_tokens < 0:
+            raise ValueError(f"GPT.generate: max_new_tokens={max_new_tokens} must be >= 0, the "
+                             "number of ids to add (0 returns the prompt)")
+        _check_settings("GPT.generate", temperature, top_k, top_p)
         idx = np.asarray(unwrap(idx), dtype=np.int64)
         if use_cache and idx.shape[1] + max_new_tokens - 1 > self.block_size:
             raise ValueError(
@@ -210,20 +270,77 @@ def bits_per_char(loss_nats: float) -> float:
 # -- exercise 7.5: sampling --------------------------------------------------------------------------
 
 
+def _check_settings(op: str, temperature, top_k, top_p) -> None:
+    """temperature 0 (greedy) or a finite number > 0; top_k None or an int >= 1; top_p None or a
+    number in (0, 1]. Raises naming `op`, the value and what to pass instead."""
+    if isinstance(temperature, (bool, np.bool_)) or not isinstance(temperature, numbers.Real):
+        raise TypeError(f"{op}: temperature={temperature!r} must be a number: 0 for greedy "
+                        "decoding, or a finite number > 0")
+    if not (temperature == 0 or 0 < temperature < math.inf):
+        raise ValueError(f"{op}: temperature={temperature!r} must be 0 (greedy: the most likely "
+                         "id) or a finite number > 0 (1: the model's own distribution; below 1 "
+                         "sharper, above 1 flatter)")
+    if top_k is not None:
+        if isinstance(top_k, (bool, np.bool_)) or not isinstance(top_k, (int, np.integer)):
+            raise TypeError(f"{op}: top_k={top_k!r} must be None or an int >= 1, how many of the "
+                            "most likely ids to keep")
+        if top_k < 1:
+            raise ValueError(f"{op}: top_k={top_k} must be >= 1, how many of the most likely ids "
+                             "to keep; pass None to keep them all")
+    if top_p is not None:
+        if isinstance(top_p, (bool, np.bool_)) or not isinstance(top_p, numbers.Real):
+            raise TypeError(f"{op}: top_p={top_p!r} must be None or a number in (0, 1], the "
+                            "probability mass to keep")
+        if not 0 < top_p <= 1:
+            raise ValueError(f"{op}: top_p={top_p!r} must be in (0, 1], the probability mass to "
+                             "keep; pass None (or 1) to keep every id")
+
+
+def _check_logits(op: str, logits: np.ndarray, temperature) -> None:
+    """float64 logits (..., V), V >= 1: no NaN and no +inf (-inf marks an impossible id), a logit
+    above -inf in every row, and every finite logit / temperature finite."""
+    if logits.ndim == 0 or logits.shape[-1] == 0:
+        raise ValueError(f"{op}: logits of shape {logits.shape}; expected rows (..., V) of V >= 1 "
+                         "scores, one per id")
+    bad = np.isnan(logits) | (logits == math.inf)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{op}: logits{list(where)} is {logits[where]}; NaN and +inf logits give "
+                         "no distribution (only -inf is allowed: an impossible id): look at what "
+                         "produced them, a model whose weights diverged, say")
+    dead = np.all(logits == -math.inf, axis=-1)
+    if dead.any():
+        row = tuple(int(i) for i in np.argwhere(dead)[0])
+        raise ValueError(f"{op}: every logit of row {list(row)} of logits {logits.shape} is -inf, "
+                         "so no id is possible; leave at least one id of each row a finite logit")
+    if temperature > 0:
+        largest = np.max(np.abs(logits), initial=0.0, where=np.isfinite(logits))
+        with np.errstate(over="ignore"):
+            overflows = not np.isfinite(largest / np.float64(temperature))
+        if overflows:
+            least = largest / np.finfo(np.float64).max
+            raise ValueError(f"{op}: temperature={temperature!r} is so small that the logit "
+                             f"{largest:.6g} / temperature overflows float64; use temperature=0 "
+                             f"for greedy decoding, or a temperature above {least:.3g}")
+
+
 def next_token_probabilities(logits, temperature: float = 1.0, top_k: int | None = None,
                              top_p: float | None = None) -> np.ndarray:
     """The distribution the next id is drawn from, rows of logits (..., V) → (..., V), float64.
 
     In this order: softmax(logits / temperature) (temperature 0: all the mass on the first
-    largest logit, greedy); top_k keeps the k most likely ids; top_p then keeps the fewest
-    most likely ids whose probabilities add up to at least top_p (the one that crosses it
-    included); what is kept is scaled to add up to 1.
+    largest logit, greedy); top_k keeps the k most likely ids (all of them when k >= V); top_p
+    then keeps the fewest most likely ids whose probabilities add up to at least top_p (the one
+    that crosses it included); what is kept is scaled to add up to 1.
+
+    The provided start refuses (ValueError, TypeError for a wrong type) a NaN or +inf logit
+    (-inf is an impossible id), a row whose logits are all -inf, a temperature that is not 0 or
+    a finite number > 0 or so small that a logit / temperature overflows, a top_k that is not an
+    int >= 1, a top_p outside (0, 1].
     """
     logits = np.asarray(unwrap(logits), dtype=np.float64)
-    if temperature < 0 or (top_k is not None and top_k < 1) or (
-            top_p is not None and not 0 < top_p <= 1):
-        raise ValueError(f"next_token_probabilities: temperature={temperature} must be >= 0, "
-                         f"top_k={top_k} >= 1, top_p={top_p} in (0, 1]")
+    _check_settings("next_token_probabilities", temperature, top_k, top_p)
+    _check_logits("next_token_probabilities", logits, temperature)
     ### BEGIN SOLUTION 7.5
     raise NotImplementedError("Exercise 7.5: Sampling — see chapters/07_gpt.ipynb, '7.5 Sampling: temperature, top-k, top-p'")
     ### END SOLUTION
@@ -233,7 +350,18 @@ def sample_next(logits, temperature: float = 1.0, top_k: int | None = None,
                 top_p: float | None = None,
                 generator: np.random.Generator | None = None) -> np.ndarray:
     """One id per row of logits (N, V), int64 (N,), drawn from next_token_probabilities with
-    `generator` (the shared one by default): the same seed draws the same ids."""
+    `generator` (the shared one by default): the same seed draws the same ids. The provided
+    start refuses logits of another shape ((N, T, V): take logits[:, -1]) and what
+    next_token_probabilities refuses, naming sample_next."""
+    given = np.asarray(unwrap(logits), dtype=np.float64)
+    if given.ndim != 2:
+        hint = {1: "add a batch axis, logits[None], for one row",
+                3: "take the last position's, logits[:, -1], as generate does"}.get(
+                    given.ndim, "give one row of V scores per sequence")
+        raise ValueError(f"sample_next: logits of shape {given.shape}; expected (N, V), one row "
+                         f"per sequence: {hint}")
+    _check_settings("sample_next", temperature, top_k, top_p)
+    _check_logits("sample_next", given, temperature)
     probs = next_token_probabilities(logits, temperature, top_k, top_p)
     ### BEGIN SOLUTION 7.5
     raise NotImplementedError("Exercise 7.5: Sampling — see chapters/07_gpt.ipynb, '7.5 Sampling: temperature, top-k, top-p'")
@@ -249,6 +377,11 @@ class KVCache:
     """
 
     def __init__(self, num_layers: int, max_length: int) -> None:
+        for name, value in (("num_layers", num_layers), ("max_length", max_length)):
+            if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer))
+                    or value < 1):
+                raise ValueError(f"KVCache: {name}={value!r} must be an int >= 1; build the cache "
+                                 "of a model as KVCache(model.n_layer, model.block_size)")
         self.max_length = max_length
         self.keys: list[np.ndarray | None] = [None] * num_layers
         self.values: list[np.ndarray | None] = [None] * num_layers
@@ -268,7 +401,19 @@ class KVCache:
 
     def update(self, layer: int, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
         """Append the new positions' keys and values (N, H, T, head_dim) to layer's and return
-        all of them, (N, H, S + T, head_dim): the new queries read the old keys and their own."""
+        all of them, (N, H, S + T, head_dim): the new queries read the old keys and their own.
+        The provided start refuses a layer the cache does not have, and new keys whose batch,
+        heads or head_dim differ from the ones held."""
+        if not 0 <= layer < len(self.keys):
+            raise IndexError(f"KVCache.update: layer {layer} of a cache of {len(self.keys)} layers "
+                             f"(0..{len(self.keys) - 1}); build the cache of a model as "
+                             "KVCache(model.n_layer, model.block_size)")
+        held, new = self.keys[layer], np.shape(unwrap(k))
+        if held is not None and held.shape[:-2] + held.shape[-1:] != new[:-2] + new[-1:]:
+            raise ValueError(
+                f"KVCache.update: layer {layer} holds keys of shape {held.shape} (N, H, S, "
+                f"head_dim); new keys of shape {new} differ in more than the position axis: a "
+                "cache serves one batch of one model; start a new KVCache for another batch")
         ### BEGIN SOLUTION 7.6
         raise NotImplementedError("Exercise 7.6: The key-value cache — see chapters/07_gpt.ipynb, '7.6 The key-value cache'")
         ### END SOLUTION

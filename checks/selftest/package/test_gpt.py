@@ -98,11 +98,295 @@ def test_loss_and_generate_take_tensor_ids_as_a_data_loader_yields_them():
     assert np.array_equal(drawn, model.generate(idx, 2, generator=np.random.default_rng(1)))
 
 
-def test_sampling_arguments_are_checked():
-    with pytest.raises(ValueError, match="temperature=-1 must be >= 0"):
+# -- sampling: what has no distribution is refused before the learner's code runs -----------------
+
+LOGITS = np.array([[1.0, 2.0, 0.0], [0.5, 0.1, 0.2]])
+
+
+def draw(logits=LOGITS, temperature=1.0, top_k=None, top_p=None):
+    return gpt.sample_next(logits, temperature, top_k, top_p, np.random.default_rng(0))
+
+
+def test_sampling_refuses_a_negative_temperature():
+    with pytest.raises(ValueError, match="next_token_probabilities: temperature=-1 must be 0 "
+                                         "\\(greedy.*or a finite number > 0"):
         gpt.next_token_probabilities(np.zeros(3), temperature=-1)
-    with pytest.raises(ValueError, match="top_p=1.5 in \\(0, 1\\]"):
+
+
+def test_sampling_refuses_a_nan_temperature():
+    with pytest.raises(ValueError, match="sample_next: temperature=nan must be 0 .* finite number > 0"):
+        draw(temperature=float("nan"))
+
+
+def test_sampling_refuses_an_infinite_temperature():
+    with pytest.raises(ValueError, match="sample_next: temperature=inf must be 0 .* finite number"):
+        draw(temperature=math.inf)
+
+
+def test_sampling_refuses_a_temperature_so_small_the_scaled_logits_overflow():
+    """2 / 1e-309 is inf in float64: the draw would be NaN, so it is refused with the bound."""
+    with pytest.raises(ValueError, match="sample_next: temperature=1e-309 is so small that the "
+                                         "logit 2 / temperature overflows float64; use "
+                                         "temperature=0 for greedy decoding, or a temperature "
+                                         "above 1.11e-308"):
+        draw(temperature=1e-309)
+
+
+def test_sampling_refuses_a_bool_temperature():
+    with pytest.raises(TypeError, match="sample_next: temperature=True must be a number"):
+        draw(temperature=True)
+
+
+def test_temperature_zero_stays_greedy():
+    assert draw(temperature=0).tolist() == [1, 0]
+    assert draw(temperature=0.0, top_k=1, top_p=0.5).tolist() == [1, 0]
+
+
+def test_sampling_refuses_a_nan_logit_naming_where():
+    logits = LOGITS.copy()
+    logits[1, 2] = np.nan
+    with pytest.raises(ValueError, match="sample_next: logits\\[1, 2\\] is nan; NaN and \\+inf "
+                                         "logits give no distribution"):
+        draw(logits)
+
+
+def test_sampling_refuses_a_positive_infinite_logit_naming_where():
+    logits = LOGITS.copy()
+    logits[0, 1] = np.inf
+    with pytest.raises(ValueError, match="next_token_probabilities: logits\\[0, 1\\] is inf; "
+                                         "NaN and \\+inf logits"):
+        gpt.next_token_probabilities(logits)
+
+
+def test_sampling_refuses_a_row_whose_logits_are_all_minus_inf():
+    logits = LOGITS.copy()
+    logits[1] = -np.inf
+    with pytest.raises(ValueError, match="sample_next: every logit of row \\[1\\] of logits "
+                                         "\\(2, 3\\) is -inf, so no id is possible"):
+        draw(logits)
+
+
+def test_a_minus_inf_logit_is_an_impossible_id_not_an_error():
+    """-inf masks an id, as PyTorch's softmax gives it probability 0; the others are drawn."""
+    logits = np.tile([[0.0, -np.inf, 0.0]], (2000, 1))
+    probs = gpt.next_token_probabilities(logits[:1])
+    assert probs.tolist() == [[0.5, 0.0, 0.5]]
+    assert 1 not in gpt.sample_next(logits, generator=np.random.default_rng(0))
+
+
+def test_sampling_refuses_logits_with_no_ids():
+    with pytest.raises(ValueError, match="next_token_probabilities: logits of shape \\(2, 0\\); "
+                                         "expected rows \\(..., V\\) of V >= 1"):
+        gpt.next_token_probabilities(np.zeros((2, 0)))
+
+
+def test_sample_next_refuses_logits_of_every_position_with_the_last_ones_named():
+    """(N, T, V), the model's output, would draw from the wrong totals: take logits[:, -1]."""
+    with pytest.raises(ValueError, match="sample_next: logits of shape \\(2, 3, 4\\); expected "
+                                         "\\(N, V\\).*logits\\[:, -1\\]"):
+        draw(np.zeros((2, 3, 4)))
+
+
+def test_sample_next_refuses_one_row_without_a_batch_axis():
+    with pytest.raises(ValueError, match="sample_next: logits of shape \\(4,\\); expected "
+                                         "\\(N, V\\).*logits\\[None\\]"):
+        draw(np.zeros(4))
+
+
+def test_sampling_refuses_a_fractional_top_k():
+    with pytest.raises(TypeError, match="sample_next: top_k=2.5 must be None or an int >= 1"):
+        draw(top_k=2.5)
+
+
+def test_sampling_refuses_a_bool_top_k():
+    with pytest.raises(TypeError, match="sample_next: top_k=True must be None or an int >= 1"):
+        draw(top_k=True)
+
+
+def test_sampling_refuses_top_k_zero():
+    with pytest.raises(ValueError, match="sample_next: top_k=0 must be >= 1.*pass None"):
+        draw(top_k=0)
+
+
+def test_a_top_k_beyond_the_vocabulary_keeps_every_id():
+    assert np.array_equal(gpt.next_token_probabilities(LOGITS, top_k=np.int64(10)),
+                          gpt.next_token_probabilities(LOGITS))
+
+
+def test_sampling_refuses_top_p_above_one():
+    with pytest.raises(ValueError, match="next_token_probabilities: top_p=1.5 must be in "
+                                         "\\(0, 1\\]"):
         gpt.next_token_probabilities(np.zeros(3), top_p=1.5)
+
+
+def test_sampling_refuses_top_p_zero():
+    with pytest.raises(ValueError, match="sample_next: top_p=0 must be in \\(0, 1\\]"):
+        draw(top_p=0)
+
+
+def test_sampling_refuses_a_nan_top_p():
+    with pytest.raises(ValueError, match="sample_next: top_p=nan must be in \\(0, 1\\]"):
+        draw(top_p=float("nan"))
+
+
+def test_sampling_refuses_a_top_p_that_is_not_a_number():
+    with pytest.raises(TypeError, match="sample_next: top_p='0.9' must be None or a number"):
+        draw(top_p="0.9")
+
+
+# -- CharVocab.decode ------------------------------------------------------------------------------
+
+
+def test_decode_refuses_a_negative_id():
+    """-1 would silently be the last character (Python's indexing from the end)."""
+    vocab = gpt.CharVocab("hello world")
+    with pytest.raises(ValueError, match="CharVocab.decode: ids \\[-1\\] not in the vocabulary "
+                                         "of 8 characters, ids 0..7"):
+        vocab.decode([-1])
+
+
+def test_decode_refuses_an_id_past_the_vocabulary_naming_every_one():
+    vocab = gpt.CharVocab("hello world")
+    with pytest.raises(ValueError, match="CharVocab.decode: ids \\[8, 12\\] not in the "
+                                         "vocabulary of 8 characters"):
+        vocab.decode(np.array([[1, 8], [12, 8]]))
+
+
+def test_decode_refuses_ids_that_are_not_integers():
+    vocab = gpt.CharVocab("hello world")
+    with pytest.raises(TypeError, match="CharVocab.decode: ids must be integers, got float64"):
+        vocab.decode([1.0, 2.0])
+
+
+def test_decode_of_no_ids_is_the_empty_text():
+    assert gpt.CharVocab("hello world").decode([]) == ""
+
+
+# -- GPT.generate's prompt and length ------------------------------------------------------------
+
+
+def tiny_gpt():
+    fw.manual_seed(0)
+    return nn.GPT(7, block_size=8, n_layer=2, n_head=1, n_embd=4)
+
+
+def test_generate_refuses_an_empty_prompt():
+    with pytest.raises(ValueError, match="GPT.generate: a prompt of shape \\(1, 0\\); expected "
+                                         "a batch \\(N, T\\) of T >= 1 ids"):
+        tiny_gpt().generate(np.zeros((1, 0), dtype=np.int64), 3)
+
+
+def test_generate_refuses_a_one_dimensional_prompt_naming_the_batch_axis():
+    with pytest.raises(ValueError, match="GPT.generate: a prompt of shape \\(2,\\); expected .* "
+                                         "idx\\[None\\]"):
+        tiny_gpt().generate(np.array([1, 2]), 3)
+
+
+def test_generate_refuses_a_prompt_of_floats():
+    with pytest.raises(TypeError, match="GPT.generate: prompt ids must be integers, got float64"):
+        tiny_gpt().generate(np.array([[1.7]]), 3)
+
+
+def test_generate_refuses_a_prompt_id_outside_the_vocabulary():
+    with pytest.raises(ValueError, match="GPT.generate: prompt id 9 is not in the vocabulary, ids "
+                                         "0..6 \\(vocab_size=7\\)"):
+        tiny_gpt().generate(np.array([[1, 9]]), 3)
+
+
+def test_generate_refuses_a_negative_max_new_tokens():
+    with pytest.raises(ValueError, match="GPT.generate: max_new_tokens=-1 must be >= 0"):
+        tiny_gpt().generate(np.array([[1]]), -1)
+
+
+def test_generate_refuses_a_max_new_tokens_that_is_not_an_int():
+    with pytest.raises(TypeError, match="GPT.generate: max_new_tokens=2.0 must be an int >= 0"):
+        tiny_gpt().generate(np.array([[1]]), 2.0)
+
+
+def test_generate_zero_new_tokens_returns_the_prompt():
+    prompt = np.array([[1, 2], [3, 4]])
+    for cached in (True, False):
+        assert np.array_equal(tiny_gpt().generate(prompt, 0, use_cache=cached), prompt)
+
+
+def unrunnable_gpt():
+    """A model whose forward must not run: the settings are refused before it."""
+    model = tiny_gpt()
+
+    def forward(*args, **kwargs):
+        raise AssertionError("generate ran the model before checking its settings")
+
+    model.forward = forward
+    return model
+
+
+def test_generate_refuses_a_fractional_top_k_before_running_the_model():
+    with pytest.raises(TypeError, match="GPT.generate: top_k=2.5 must be None or an int >= 1"):
+        unrunnable_gpt().generate(np.array([[1]]), 2, top_k=2.5)
+
+
+def test_generate_refuses_a_nan_temperature_before_running_the_model():
+    with pytest.raises(ValueError, match="GPT.generate: temperature=nan must be 0"):
+        unrunnable_gpt().generate(np.array([[1]]), 2, float("nan"))
+
+
+# -- KVCache that does not fit ----------------------------------------------------------------------
+
+
+def test_a_cache_of_no_layers_is_refused():
+    with pytest.raises(ValueError, match="KVCache: num_layers=0 must be an int >= 1"):
+        gpt.KVCache(0, 8)
+
+
+def test_a_cache_of_no_positions_is_refused():
+    with pytest.raises(ValueError, match="KVCache: max_length=0 must be an int >= 1"):
+        gpt.KVCache(1, 0)
+
+
+def test_a_cache_of_fewer_layers_than_the_model_is_refused():
+    with pytest.raises(ValueError, match="GPT: a KVCache of 1 layers for a model of n_layer=2; "
+                                         "build it as KVCache\\(model.n_layer, model.block_size\\)"):
+        tiny_gpt()(np.zeros((1, 3), dtype=np.int64), gpt.KVCache(1, 8))
+
+
+def test_a_cache_longer_than_the_context_is_refused_naming_positions():
+    """Not "token id 8": the position embedding has rows 0..block_size-1."""
+    model, cache = tiny_gpt(), gpt.KVCache(2, 20)
+    with pytest.raises(ValueError, match="GPT: a KVCache of max_length=20 positions for a model "
+                                         "whose context is block_size=8 positions \\(0..7\\)"):
+        model(np.zeros((1, 3), dtype=np.int64), cache)
+    assert cache.length == 0
+
+
+def test_a_cache_fed_another_batch_size_is_refused_and_kept():
+    model, cache = tiny_gpt(), gpt.KVCache(2, 8)
+    with fw.no_grad():
+        model(np.zeros((1, 3), dtype=np.int64), cache)
+        with pytest.raises(ValueError, match="GPT: a batch of 2 sequences fed to a KVCache holding "
+                                             "1; .*start a new one"):
+            model(np.zeros((2, 1), dtype=np.int64), cache)
+    assert cache.length == 3
+
+
+def test_a_model_refuses_one_dimensional_ids_with_a_cache_too():
+    with pytest.raises(ValueError, match="GPT: ids of shape \\(3,\\); expected a batch \\(N, T\\)"):
+        tiny_gpt()(np.zeros(3, dtype=np.int64), gpt.KVCache(2, 8))
+
+
+def test_cache_update_refuses_keys_of_another_shape_than_held():
+    cache, keys = gpt.KVCache(1, 8), fw.tensor(np.zeros((1, 2, 3, 4)))
+    cache.update(0, keys, keys)
+    other = fw.tensor(np.zeros((2, 2, 1, 4)))
+    with pytest.raises(ValueError, match="KVCache.update: layer 0 holds keys of shape \\(1, 2, 3, "
+                                         "4\\).*new keys of shape \\(2, 2, 1, 4\\)"):
+        cache.update(0, other, other)
+    assert cache.length == 3
+
+
+def test_cache_update_refuses_a_layer_it_does_not_have():
+    keys = fw.tensor(np.zeros((1, 2, 3, 4)))
+    with pytest.raises(IndexError, match="KVCache.update: layer 1 of a cache of 1 layers"):
+        gpt.KVCache(1, 8).update(1, keys, keys)
 
 
 def test_get_batch_refuses_a_text_without_a_next_id():
