@@ -446,7 +446,9 @@ EXERCISES = [
         "5.7 The whole Transformer, and greedy decoding",
         "Check generate: the encoder runs once; from a column of BOS, each step appends the "
         "argmax of the LAST position's logits, EOS for rows already done, and the loop stops "
-        "once every row has produced EOS; return int64 tokens after BOS. The models here have "
+        "once every row has produced EOS; return int64 tokens after BOS. Every step decodes "
+        "with the source padding mask, as forward does: in encode and, as "
+        "memory_key_padding_mask, in decode. The models here have "
         "odd widths too (d_model 1 or 3): an error raised inside an earlier exercise's code "
         "(positions, attention, a layer) is that exercise's to fix first. The section named "
         "below has folded hints, from the idea to the calls.",

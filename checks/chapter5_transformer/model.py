@@ -67,19 +67,33 @@ def tokens(case, rng):
     return (rng.integers(0, src_vocab, (n, source)), rng.integers(0, tgt_vocab, (n, length)))
 
 
-def model_what(case) -> str:
-    n, source, length, src_vocab, tgt_vocab, heads, head_dim, n_enc, n_dec, _ = case
+def model_name(case) -> str:
+    _, _, _, src_vocab, tgt_vocab, heads, head_dim, n_enc, n_dec, _ = case
     return (f"Transformer({src_vocab}, {tgt_vocab}, d_model={heads * head_dim}, nhead={heads}, "
-            f"{n_enc} encoder and {n_dec} decoder layers) on src ({n}, {source}), "
-            f"tgt ({n}, {length})")
+            f"{n_enc} encoder and {n_dec} decoder layers)")
+
+
+def model_what(case) -> str:
+    n, source, length = case[:3]
+    return f"{model_name(case)} on src ({n}, {source}), tgt ({n}, {length})"
 
 
 def composed_model(model, src, tgt, src_padding=None, tgt_padding=None, memory_padding=None):
     """The model's own parts in order: embed + positions, encoder stack, decoder stack, output."""
+    memory = composed_memory(model, src, src_padding)
+    return composed_decode(model, tgt, memory, tgt_padding, memory_padding)
+
+
+def composed_memory(model, src, src_padding=None):
+    """The source side of composed_model: embed + positions, encoder stack, its LayerNorm."""
     x = model.positional(model.src_embedding(src))
     for layer in model.encoder.layers:
         x = layer(x, src_key_padding_mask=src_padding)
-    memory = model.encoder.norm(x)
+    return model.encoder.norm(x)
+
+
+def composed_decode(model, tgt, memory, tgt_padding=None, memory_padding=None) -> np.ndarray:
+    """The target side of composed_model: embed + positions, decoder stack, LayerNorm, output."""
     y = model.positional(model.tgt_embedding(tgt))
     for layer in model.decoder.layers:
         y = layer(y, memory, tgt_key_padding_mask=tgt_padding,
@@ -213,6 +227,124 @@ def test_generate_is_greedy_decoding_until_eos(case, eos_boost, max_len, masked)
         f"{', src_key_padding_mask' if masked else ''}) gave\n{got}\nexpected (greedy, without "
         f"BOS, EOS after a row's end, stopping once every row has ended)\n{expected}"
     )
+
+
+PAD_ID, PAD_SCALE = 0, 10.0
+# where a decoding without the source padding mask leaves it out: (name, encoder masked,
+# cross-attention masked)
+WITHOUT_THE_MASK = (
+    ("the cross-attention (memory_key_padding_mask of decode)", True, False),
+    ("the encoder (src_key_padding_mask of encode)", False, True),
+    ("both the encoder and the cross-attention", False, False),
+)
+
+
+@st.composite
+def padded_source_cases(draw):
+    """(case, padded): a tiny Transformer, d_model >= 4, on a source of 1-4 real tokens then 2-6
+    padded positions (case.source is their sum), for case.length = 1-4 decoding steps.
+
+    Narrower models are left to the other checks: LayerNorm over 2 features keeps only a
+    sign, so what the padding adds there can vanish below the tolerance.
+    """
+    heads, real, padded = draw(st.integers(1, 2)), draw(st.integers(1, 4)), draw(st.integers(2, 6))
+    case = ModelCase(draw(st.integers(1, 2)), real + padded, draw(st.integers(1, 4)),
+                     draw(st.integers(3, 7)), draw(st.integers(3, 7)), heads,
+                     draw(st.integers(4 // heads, 4)), draw(st.integers(1, 2)),
+                     draw(st.integers(1, 2)), draw(seeds))
+    return case, padded
+
+
+def padded_source(case, padded: int, rng):
+    """Source ids (N, S) of real tokens (ids >= 1), each row ending in PAD_ID, `padded` of them
+    in row 0 and 1 to `padded` in the others; and the mask, True at the padding."""
+    mask = np.zeros((case.n, case.source), dtype=bool)
+    for row in range(case.n):
+        mask[row, case.source - (padded if row == 0 else rng.integers(1, padded + 1)):] = True
+    src = np.where(mask, PAD_ID, rng.integers(1, case.src_vocab, mask.shape))
+    return src, mask
+
+
+def recording_logits(module) -> list[np.ndarray]:
+    """Wrap the output layer's forward: each call's logits at the last position, (N, V), noted."""
+    found: list[np.ndarray] = []
+
+    def forward(*args, original=module.forward, **kwargs):
+        out = original(*args, **kwargs)
+        logits = values(out)
+        found.append(logits[:, -1] if logits.ndim == 3 else logits)
+        return out
+
+    object.__setattr__(module, "forward", forward)
+    return found
+
+
+@check("5.7")
+@given(drawn=padded_source_cases(), by_padding_idx=st.booleans())
+@example(drawn=(ModelCase(2, 8, 3, 5, 6, 2, 2, 1, 1, 0), 5), by_padding_idx=False)
+def test_generate_decodes_every_step_with_the_source_padding_mask(drawn, by_padding_idx):
+    """Each step's logits are the model's with the source padding mask, in the encoder and in
+    every cross-attention: padded source positions are never read."""
+    case, padded = drawn
+    model = tiny_model(case, padding_idx=PAD_ID if by_padding_idx else None)
+    rng = np.random.default_rng(case.seed)
+    src, mask = padded_source(case, padded, rng)
+    # padding that shows if read: its embedding row 10 times as large as the others' (N(0, 1))
+    model.src_embedding.weight.data[PAD_ID] = PAD_SCALE * rng.standard_normal(
+        model.src_embedding.weight.shape[1])
+    bos_id, eos_id, steps = 1, case.tgt_vocab - 1, case.length
+    model.output.bias.data[eos_id] -= 100.0  # EOS never wins: every row runs every step
+    how = ("the model's padding_idx giving the mask" if by_padding_idx
+           else "src_key_padding_mask passed")
+    what = (f"{model_name(case)}: generate(src, bos_id={bos_id}, eos_id={eos_id}, "
+            f"max_len={steps}) with src {src.tolist()} ({PAD_ID} = padding, {how})")
+    with fw.no_grad():
+        memory = {True: composed_memory(model, src, mask), False: composed_memory(model, src)}
+
+    def last_logits(prefix, encoder_masked=True, cross_masked=True) -> np.ndarray:
+        """The logits (N, V) of the prefix's last position, the source mask where it says."""
+        with fw.no_grad():
+            return composed_decode(model, prefix, memory[encoder_masked], None,
+                                   mask if cross_masked else None)[:, -1]
+
+    first = np.full((case.n, 1), bos_id)
+    expected = last_logits(first)
+    # the grader's own condition: on this case, each decoding without the mask gives other logits
+    for where, *masked in WITHOUT_THE_MASK:
+        assert not np.allclose(last_logits(first, *masked), expected, rtol=1e-5, atol=1e-6), (
+            f"the grader's own case is unfit (not your code): for {what}, the first step's "
+            f"logits without the source padding mask in {where} equal those with it, so the case "
+            "cannot test the mask; please report this to the course maintainers"
+        )
+    recorded = recording_logits(model.output)
+    try:
+        got = model.generate(src, bos_id=bos_id, eos_id=eos_id, max_len=steps,
+                             src_key_padding_mask=None if by_padding_idx else mask)
+    finally:
+        vars(model.output).pop("forward", None)
+    got = np.asarray(got)
+    assert got.shape == (case.n, steps), (
+        f"{what} returned shape {got.shape}, expected (N, max_len) = {(case.n, steps)}: EOS "
+        "never wins here, so every step runs"
+    )
+    assert len(recorded) == steps, (
+        f"{what} called the output layer {len(recorded)} times in {steps} steps: each step "
+        "decodes the prefix once, and this check reads that step's logits from it"
+    )
+    for step in range(steps):
+        prefix = np.concatenate([first, got[:, :step]], axis=1)
+        expected = last_logits(prefix)
+        if np.allclose(recorded[step], expected, rtol=1e-5, atol=1e-6):
+            continue
+        found = [where for where, *masked in WITHOUT_THE_MASK if np.allclose(
+            recorded[step], last_logits(prefix, *masked), rtol=1e-5, atol=1e-6)]
+        assert_close(recorded[step], expected, (
+            f"{what}, step {step} (prefix {prefix.tolist()}): the last position's logits (N, V)"
+            + (f" are those without the source padding mask in {found[0]}: pass "
+               "src_key_padding_mask to encode and, as memory_key_padding_mask, to decode at "
+               "every step, as forward does" if found else
+               ", expected the model's forward with the source padding mask (True = padding, "
+               f"{mask.tolist()})")))
 
 
 SCRIPT = np.array([[1, 2, 3, 3, 4, 0], [3, 3, 3, 2, 1, 0], [4, 1, 2, 0, 0, 3]])  # EOS is 2

@@ -259,6 +259,16 @@ MUTANTS = [
         "                    if done.all():\n                        break\n",
         "",
     ),
+    Mutant(
+        "5.7", "generate without the source padding mask in decode",
+        "logits = self.decode(tokens, memory, memory_key_padding_mask=src_key_padding_mask)",
+        "logits = self.decode(tokens, memory)",
+    ),
+    Mutant(
+        "5.7", "generate encodes without the source padding mask",
+        "memory = self.encode(src, src_key_padding_mask)  # the encoder runs once",
+        "memory = self.encode(src)  # the encoder runs once",
+    ),
     # -- 5.8 the training step
     Mutant(
         "5.8", "decoder input not shifted",

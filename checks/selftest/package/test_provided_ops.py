@@ -240,6 +240,88 @@ def test_the_truth_value_of_a_tensor_of_several_elements_is_an_error_suggesting_
     assert (Tensor([0.0, 1.0]) > 0.5).any() and not (Tensor([0.0, 1.0]) > 0.5).all()
 
 
+# -- clamp at its bounds: the gradient passes, as in PyTorch ------------------------------------------
+# PyTorch's clamp_backward keeps the gradient where min <= x <= max (the subgradient 1 at a
+# bound), and the drawn inputs of the gradient checks never sit on a bound; these do.
+
+ops = importlib.import_module("framework.ops")
+AT_BOUNDS = np.array([-1.0, -0.5, 0.0, 0.5, 1.0])  # below, at -0.5, between, at 0.5, above
+COTANGENT = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+# name → (min, max, forward of AT_BOUNDS, gradient of AT_BOUNDS for COTANGENT)
+CLAMP_BOUNDS = {
+    "min and max": (-0.5, 0.5, [-0.5, -0.5, 0.0, 0.5, 0.5], [0.0, 2.0, 3.0, 4.0, 0.0]),
+    "min only": (-0.5, None, [-0.5, -0.5, 0.0, 0.5, 1.0], [0.0, 2.0, 3.0, 4.0, 5.0]),
+    "max only": (None, 0.5, [-1.0, -0.5, 0.0, 0.5, 0.5], [1.0, 2.0, 3.0, 4.0, 0.0]),
+    "min == max": (0.5, 0.5, [0.5, 0.5, 0.5, 0.5, 0.5], [0.0, 0.0, 0.0, 4.0, 0.0]),
+}
+# every public way to clamp: each must be Clamp, so each gets its gradient at the bounds
+CLAMP_CALLS = {
+    "Tensor.clamp": lambda x, low, high: x.clamp(low, high),
+    "Tensor.clip": lambda x, low, high: x.clip(min=low, max=high),
+    "framework.clamp": lambda x, low, high: fw.clamp(x, min=low, max=high),
+    "framework.clip": lambda x, low, high: fw.clip(x, low, high),
+}
+
+
+def assert_gradient_passes_at_the_bounds(call: str, bounds: str, dtype=np.float64) -> None:
+    low, high, forward, gradient = CLAMP_BOUNDS[bounds]
+    x = Tensor(AT_BOUNDS.astype(dtype), requires_grad=True)
+    out = CLAMP_CALLS[call](x, low, high)
+    out.backward(COTANGENT.astype(dtype))
+    what = f"{call}(x, min={low}, max={high}) of x = {AT_BOUNDS.tolist()} ({np.dtype(dtype)})"
+    np.testing.assert_array_equal(out.data, np.array(forward, dtype=dtype), err_msg=what)
+    np.testing.assert_array_equal(
+        x.grad, np.array(gradient, dtype=dtype),
+        err_msg=f"{what}, cotangent {COTANGENT.tolist()}: clamp's gradient at its bounds (x == "
+                "min or x == max) is the cotangent, as PyTorch's, and 0 only strictly outside")
+
+
+@pytest.mark.parametrize("bounds", sorted(CLAMP_BOUNDS))
+@pytest.mark.parametrize("call", sorted(CLAMP_CALLS))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_clamp_passes_the_gradient_where_the_input_equals_a_bound(call, bounds, dtype):
+    assert_gradient_passes_at_the_bounds(call, bounds, dtype)
+
+
+def test_clamp_compares_a_float32_input_with_its_bounds_in_float32():
+    """float32(0.1) is 0.1 for a float32 tensor, as in PyTorch (bounds take the tensor's dtype):
+    the gradient passes at min=0.1 and at max=0.1, though 0.1 has no exact binary value."""
+    for low, high, expected in ((0.1, None, [0.0, 3.0]), (None, 0.1, [2.0, 3.0]),
+                                (-0.1, 0.1, [2.0, 3.0])):
+        x = Tensor(np.array([-0.1, 0.1], dtype=np.float32), requires_grad=True)
+        x.clamp(low, high).backward(np.array([2.0, 3.0], dtype=np.float32))
+        np.testing.assert_array_equal(x.grad, np.array(expected, dtype=np.float32),
+                                      err_msg=f"clamp(min={low}, max={high}) of float32 [-0.1, 0.1]")
+
+
+def strict_backward(ctx, grad):
+    """The planted bug: Clamp's backward with strict inequalities, 0 at the bounds."""
+    (a,) = ctx.saved_tensors
+    inside = np.ones(a.shape, dtype=bool)
+    if ctx.low is not None:
+        inside &= a > ctx.low
+    if ctx.high is not None:
+        inside &= a < ctx.high
+    return (grad * inside,)
+
+
+@pytest.mark.parametrize("bounds", sorted(CLAMP_BOUNDS))
+@pytest.mark.parametrize("call", sorted(CLAMP_CALLS))
+def test_the_bound_tests_fail_a_clamp_whose_gradient_stops_at_the_bounds(call, bounds, monkeypatch):
+    """With strict inequalities planted in Clamp.backward, every way to clamp (so each goes
+    through Clamp) fails the tests above, for every choice of bounds, both dtypes."""
+    monkeypatch.setattr(ops.Clamp, "backward", staticmethod(strict_backward))
+    for dtype in (np.float64, np.float32):
+        with pytest.raises(AssertionError, match="gradient at its bounds"):
+            assert_gradient_passes_at_the_bounds(call, bounds, dtype)
+
+
+def test_the_float32_bound_test_fails_a_clamp_whose_gradient_stops_at_the_bounds(monkeypatch):
+    monkeypatch.setattr(ops.Clamp, "backward", staticmethod(strict_backward))
+    with pytest.raises(AssertionError, match=r"clamp\(min=0.1, max=None\) of float32"):
+        test_clamp_compares_a_float32_input_with_its_bounds_in_float32()
+
+
 # -- (b) float64 gradient checks on drawn inputs, every provided op ---------------------------------
 
 small_shapes = array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3)
