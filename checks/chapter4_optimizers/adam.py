@@ -73,8 +73,9 @@ def test_adam_trajectory_matches_the_update_rule(problem, lr, betas, eps, weight
        beta2=st.floats(0.9, 0.999), steps=st.integers(2, 6))
 def test_adam_moves_by_lr_under_a_constant_gradient(shape, data, lr, beta1, beta2, steps):
     """Bias correction: under a constant gradient every Adam step moves each weight by lr·sign(g)."""
-    magnitudes = data.draw(arrays(np.float64, shape, elements=st.floats(0.1, 2.0)))
-    g = magnitudes * data.draw(arrays(np.float64, shape, elements=st.sampled_from([-1.0, 1.0])))
+    magnitudes = data.draw(arrays(np.float64, shape, elements=st.floats(0.1, 2.0)), label="magnitudes")
+    signs = data.draw(arrays(np.float64, shape, elements=st.sampled_from([-1.0, 1.0])), label="signs")
+    g = magnitudes * signs
     w = fw.Tensor(np.zeros(shape), requires_grad=True)
     opt = optim().Adam([w], lr=lr, betas=(beta1, beta2))
     for k in range(steps):
@@ -90,8 +91,9 @@ def test_adam_moves_by_lr_under_a_constant_gradient(shape, data, lr, beta1, beta
 @given(shape=shapes, data=st.data(), lr=lrs, eps=st.floats(1e-3, 0.1))
 def test_adam_adds_eps_outside_the_square_root(shape, data, lr, eps):
     """Adam's first step is lr·g / (|g| + ε): ε is added to √v̂, not put under the root."""
-    magnitudes = data.draw(arrays(np.float64, shape, elements=st.floats(1e-3, 0.1)))
-    g = magnitudes * data.draw(arrays(np.float64, shape, elements=st.sampled_from([-1.0, 1.0])))
+    magnitudes = data.draw(arrays(np.float64, shape, elements=st.floats(1e-3, 0.1)), label="magnitudes")
+    signs = data.draw(arrays(np.float64, shape, elements=st.sampled_from([-1.0, 1.0])), label="signs")
+    g = magnitudes * signs
     w = fw.Tensor(np.zeros(shape), requires_grad=True)
     w.grad = g.copy()
     optim().Adam([w], lr=lr, eps=eps).step()

@@ -84,7 +84,8 @@ def test_rmsprop_trajectory_matches_the_update_rule(problem, lr, alpha, eps, wei
 @given(shape=shapes, data=st.data(), lr=lrs, alpha=st.floats(0.5, 0.99))
 def test_rmsprop_first_step_moves_by_lr_over_root_one_minus_alpha(shape, data, lr, alpha):
     """From v = 0, the first step moves each coordinate by lr/√(1 − α) against its gradient's sign."""
-    g = data.draw(arrays(np.float64, shape, elements=st.floats(0.5, 2.0) | st.floats(-2.0, -0.5)))
+    g = data.draw(arrays(np.float64, shape, elements=st.floats(0.5, 2.0) | st.floats(-2.0, -0.5)),
+                  label="g")
     w = fw.Tensor(np.zeros(shape), requires_grad=True)
     w.grad = g.copy()
     extra().RMSprop([w], lr=lr, alpha=alpha, eps=0.0).step()
@@ -98,8 +99,9 @@ def test_rmsprop_first_step_moves_by_lr_over_root_one_minus_alpha(shape, data, l
 def test_rmsprop_with_alpha_0_keeps_no_history(shape, data, lr):
     """α = 0: v = g² of this step alone, so each step moves by lr·g/(|g| + ε)."""
     sizable = st.floats(0.5, 2.0) | st.floats(-2.0, -0.5)
-    theta = data.draw(arrays(np.float64, shape, elements=st.floats(-2.0, 2.0)))
-    grads = [data.draw(arrays(np.float64, shape, elements=sizable)) for _ in range(2)]
+    theta = data.draw(arrays(np.float64, shape, elements=st.floats(-2.0, 2.0)), label="theta")
+    grads = [data.draw(arrays(np.float64, shape, elements=sizable), label=f"grads[{i}]")
+             for i in range(2)]
     w = fw.Tensor(theta.copy(), requires_grad=True)
     opt = extra().RMSprop([w], lr=lr, alpha=0.0, eps=1e-8)
     expected = theta.copy()
@@ -247,10 +249,23 @@ def test_your_property_test_passes_correct_schedules():
     for name, schedule in correct_schedules().items():
         error = outcome(schedule)
         assert error is None, (
-            f"check_warmup_cosine failed a correct schedule ({name}): "
-            f"{type(error).__name__}: {str(error)[:300]}. A property test must pass every correct "
-            "implementation: compare floats with a tolerance (math.isclose), and test only what "
-            "4.6's contract promises")
+            f"check_warmup_cosine failed a correct schedule ({name}). A property test must pass "
+            "every correct implementation: compare floats with a tolerance (math.isclose), and "
+            f"test only what 4.6's contract promises. Your test raised:\n{raised(error)}")
+
+
+def raised(error: BaseException) -> str:
+    """What the learner's test raised, as the grader shows a failure: the error, the line of
+    their file, their failing input (hypothesis's notes for a test's author left out)."""
+    from checks.tools.run_exercise import counterexample, describe, raised_in, shown
+    from checks.tools.run_exercise import in_package as package_path
+
+    first = shown(error)[0]
+    text = describe(error)[:300]
+    where = raised_in(first)
+    if where and "raised in " not in text:
+        text += f"\n  raised in {package_path(where.filename)}, line {where.lineno}: {where.line}"
+    return textwrap.indent("\n".join(filter(None, [text, counterexample(error)])), "  ")
 
 
 @check("4.9")

@@ -135,7 +135,8 @@ def probe_momentum(fw):
 @given(shape=shapes, data=st.data(), hyper=momentum_settings())
 def test_momentum_direction_keeps_its_buffer(shape, data, hyper):
     """b = g, then b ← μb + (1 − τ)g; direction b, or g + μb (Nesterov); b is its own array."""
-    grads = data.draw(st.lists(arrays(np.float64, shape, elements=values), min_size=1, max_size=5))
+    grads = data.draw(st.lists(arrays(np.float64, shape, elements=values), min_size=1, max_size=5),
+                      label="grads")
     group = dict(lr=0.1, weight_decay=0.0, **hyper)
     mu, tau = hyper["momentum"], hyper["dampening"]
     what = describe("momentum_direction", **hyper)

@@ -527,9 +527,9 @@ def test_seq2seq_loss_uses_an_explicit_source_mask_as_given(case, data):
     """A src_key_padding_mask passed in is the one used, all False too (attend to every position),
     also for a model with a padding_idx, whose own default would mask the padding."""
     model, src, tgt_out, pad_id, bos_id = loss_setup(case, padded=True, padding_idx=0)
-    mask = data.draw(st.sampled_from(["all False", "drawn"]))
+    mask = data.draw(st.sampled_from(["all False", "drawn"]), label="mask")
     src_mask = (np.zeros(src.shape, dtype=bool) if mask == "all False"
-                else data.draw(arrays(bool, src.shape)))
+                else data.draw(arrays(bool, src.shape), label="src_mask"))
     got = T.seq2seq_loss(model, src, tgt_out, bos_id=bos_id, pad_id=pad_id,
                          src_key_padding_mask=src_mask)
     expected = expected_loss(model, src, tgt_out, pad_id, bos_id, src_mask=src_mask)

@@ -79,7 +79,7 @@ def probe_get_batch(fw):
 @given(length=st.integers(2, 60), batch=st.integers(1, 5), seed=seeds, data=st.data())
 def test_windows_are_contiguous_and_targets_are_the_next_ids(length, batch, seed, data):
     """x[b] = data[s : s+T] for some start s, y[b] = data[s+1 : s+T+1], both int64 (B, T)."""
-    block_size = data.draw(st.integers(1, length - 1))
+    block_size = data.draw(st.integers(1, length - 1), label="block_size")
     text = np.random.default_rng(seed).permutation(length)  # distinct ids: a window shows its start
     x, y = gpt.get_batch(text, batch, block_size, np.random.default_rng(seed))
     for name, a in (("x", x), ("y", y)):

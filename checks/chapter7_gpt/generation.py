@@ -87,7 +87,7 @@ def test_temperature_zero_is_greedy_first_maximum_on_ties():
 @example(seed=0, vocab=5, temperature=1.0, data=None)
 def test_top_k_keeps_exactly_the_k_most_likely(seed, vocab, temperature, data):
     """top_k: the k most likely ids keep their (temperature) softmax, renormalised; others get 0."""
-    k = 2 if data is None else data.draw(st.integers(1, vocab))
+    k = 2 if data is None else data.draw(st.integers(1, vocab), label="k")
     logits = distinct_logits(seed, 3, vocab)
     probs = softmax(logits / temperature)
     keep = probs >= np.sort(probs, axis=-1)[:, -k, None]
@@ -234,7 +234,7 @@ def test_one_id_past_the_context_is_refused_and_the_cache_kept(case):
 def test_generate_feeds_the_prompt_once_then_one_id_per_step(size, seed, data):
     """With the cache: the first call reads the prompt, every later call one id, at its position."""
     model = model_of(size, seed)
-    prompt = 2 if data is None else data.draw(st.integers(1, size["block_size"]))
+    prompt = 2 if data is None else data.draw(st.integers(1, size["block_size"]), label="prompt")
     new = size["block_size"] - prompt + 1
     widths = []
     forward = model.forward

@@ -41,7 +41,7 @@ def probe_block(fw):
 @example(source=3, data=None)
 def test_causal_mask_lets_each_query_see_itself_and_the_past(source, data):
     """causal_mask(L, S)[i, j] is True exactly when j <= S - L + i (queries are the last L)."""
-    length = source if data is None else data.draw(st.integers(1, source))
+    length = source if data is None else data.draw(st.integers(1, source), label="length")
     got = np.asarray(gpt.causal_mask(length, source))
     expected = np.array([[j <= source - length + i for j in range(source)] for i in range(length)])
     assert got.dtype == bool, f"causal_mask of dtype {got.dtype}; True = may attend, boolean"
@@ -68,7 +68,7 @@ def block_input(case: dict, data) -> np.ndarray:
     shape = (case["batch"], case["length"], case["n_head"] * case["head_dim"])
     if data is None:
         return np.random.default_rng(case["seed"]).standard_normal(shape)
-    noise = data.draw(arrays(np.float64, shape, elements=st.floats(-0.4, 0.4)))
+    noise = data.draw(arrays(np.float64, shape, elements=st.floats(-0.4, 0.4)), label="noise")
     return noise + np.arange(shape[-1])
 
 
@@ -135,7 +135,8 @@ def probe_gpt(fw):
 def test_gpt_logits_are_embeddings_blocks_final_norm_and_tied_head(size, seed, data):
     """logits = LN_f(blocks(wte[ids] + wpe[0..T-1])) wteᵀ, for every T up to block_size."""
     model = model_of(size, seed)
-    length = size["block_size"] if data is None else data.draw(st.integers(1, size["block_size"]))
+    length = (size["block_size"] if data is None
+              else data.draw(st.integers(1, size["block_size"]), label="length"))
     ids = ids_of(size, length, seed)
     assert_close(model(ids).data, gpt_logits(ids, model), f"{describe(size)}: logits of ids "
                  f"{ids.tolist()}", 1e-9, 1e-10)

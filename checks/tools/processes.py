@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 from checks.exercises import exercise
 from checks.loader import ROOT
+from checks.tools import plain
 from checks.tools.registered import registered_checks
 
 # Processes run side by side, one per core: a multithreaded BLAS in each would oversubscribe
@@ -141,7 +142,8 @@ def received(exercise_id: str, text: str, nonce: str, returncode: int, output: s
     early (at the first failure, or at Ctrl-C) lists the first of them, and the others
     count as not passed.
     """
-    tail = "\n  ".join(output.strip().splitlines()[-8:])
+    # what it printed last, a traceback with only the package's frames (framework/…)
+    tail = "\n  ".join(plain.output(output).strip().splitlines()[-8:])
     if not text:
         message = f"the checks' process {ended(returncode)} before reporting"
         if returncode >= 0:

@@ -31,20 +31,10 @@ import numpy as np
 
 from checks.exercises import CHAPTERS, exercise
 from checks.loader import impl_folder
+from checks.tools import plain
 
 MAX_MESSAGE = 1500
 MAX_EXAMPLE = 2500
-# hypothesis's notes meant for a test's author, not for a learner reading a grade
-NOISE = ("You can reproduce", "Explanation:")
-# hypothesis's "explain" report: the lines only failing examples ran, in the graders' and
-# NumPy's files, which a learner is told not to open; dropped with the paths listed under it
-EXPLAIN = re.compile(r"^[ \t]*(?:Explanation:\s*)?These lines were always and only run by "
-                     r"failing[^\n]*(?:\n[ \t]+[^\n]*)*", re.MULTILINE)
-
-
-def without_explain(text: str) -> str:
-    """`text` without hypothesis's list of the lines run only by failing examples."""
-    return EXPLAIN.sub("", text).strip("\n") if "These lines were always" in text else text
 
 
 def failures(error: BaseException) -> list[BaseException]:
@@ -162,7 +152,7 @@ def describe(error: BaseException) -> str:
                         f"{where.line}")
     if others:
         message += f"\n  ({others} other failing example{'s' * (others > 1)} not shown)"
-    return without_explain(message)[:MAX_MESSAGE]
+    return plain.message(message)[:MAX_MESSAGE]
 
 
 def import_error(error: BaseException) -> dict | None:
@@ -185,10 +175,10 @@ def import_error(error: BaseException) -> dict | None:
 
 
 def counterexample(error: BaseException) -> str:
-    """Hypothesis's account of the input that failed (of the failure `describe` shows)."""
-    notes = [without_explain(n.replace("; use Verbosity.verbose to view", ""))
-             for n in getattr(shown(error)[0], "__notes__", []) if not n.lstrip().startswith(NOISE)]
-    text = "\n".join(n for n in notes if n)
+    """The input that failed (of the failure `describe` shows), in plain words: hypothesis's
+    failing example with the values drawn inside the test, none of its notes for a test's author."""
+    notes = [n for n in getattr(shown(error)[0], "__notes__", []) if isinstance(n, str)]
+    text = plain.example(notes)
     if len(text) <= MAX_EXAMPLE:
         return text
     cut = text[:MAX_EXAMPLE].rsplit("\n", 1)[0]
@@ -279,8 +269,10 @@ def failure(error: BaseException) -> str:
         raise error
     if stub_of(error):
         return f"not implemented yet (exercise {stub_of(error)})"
-    message = text(error)
-    return type(error).__name__ + (f": {message}" if message else "")
+    message = plain.message(text(error))
+    where = raised_in(error)
+    return type(error).__name__ + (f": {message}" if message else "") + (
+        f" (raised in {in_package(where.filename)}, line {where.lineno})" if where else "")
 
 
 def probe_values(probe, fw) -> dict[str, str]:

@@ -11,6 +11,7 @@ from hypothesis.vendor.pretty import pretty
 
 from checks.exercises import exercise
 from checks.loader import ROOT, load_framework
+from checks.tools import plain
 from checks.tools.compare import values
 from checks.tools.grade import DETAIL_LINES, details
 from checks.tools.run_exercise import counterexample, describe
@@ -52,7 +53,7 @@ def test_hypothesis_notes_for_test_authors_are_dropped():
         "        numpy/_core/arrayprint.py:1000",
         "You can reproduce this example by temporarily adding @reproduce_failure",
     ]
-    assert counterexample(error) == "Falsifying example: f(\n    x=1,\n)"
+    assert counterexample(error) == "failing input: f(\n    x=1,\n)"
 
 
 def test_hypothesis_explain_notes_are_dropped_wherever_they_appear():
@@ -67,7 +68,61 @@ def test_hypothesis_explain_notes_are_dropped_wherever_they_appear():
         assert "always and only run" not in shown_text and "harness.py" not in shown_text
         assert "arrayprint" not in shown_text, shown_text
     assert "got      2" in describe(error)
-    assert counterexample(error) == "Falsifying example: f(\n    x=1,\n)"
+    assert counterexample(error) == "failing input: f(\n    x=1,\n)"
+
+
+def test_the_explain_phase_one_line_to_a_note_is_dropped_and_its_comments_too():
+    """Hypothesis 6.1xx writes the report a line to a note, and comments the example."""
+    error = AssertionError("sum of x:\n  expected 1\n  got      2")
+    error.__notes__ = [
+        "Failing test case: f(\n    # The test always failed when commented parts were varied "
+        "together.\n    x=1,  # or any other generated value\n    y=2,\n)",
+        "Explanation:",
+        "    These lines were always and only run by failing test cases:",
+        "        /repo/checks/harness.py:218",
+        "        /tmp/framework-proof-1/framework/tensor.py:236",
+        "        /venv/lib/python3.11/site-packages/numpy/_core/arrayprint.py:1013",
+        "        (and 2 more with settings.verbosity >= verbose)",
+    ]
+    assert counterexample(error) == "failing input: f(\n    x=1,\n    y=2,\n)"
+
+
+def test_values_drawn_inside_a_check_are_shown_among_its_arguments_by_name():
+    error = AssertionError("direction at step 1: got 1, expected 1.5")
+    error.__notes__ = [
+        "Failing test case: test_momentum(\n    shape=(2,),\n    data=data(...),\n"
+        "    hyper={'momentum': 0.5},\n)",
+        "Draw 1 (grads): [array([1., 2.]),\n array([3., 4.])]  # or any other generated value",
+        "Draw 2: 5",
+    ]
+    assert counterexample(error) == (
+        "failing input: test_momentum(\n    shape=(2,),\n    grads=[array([1., 2.]),\n"
+        "     array([3., 4.])],\n    hyper={'momentum': 0.5},\n)\ninput 2: 5")
+
+
+def test_a_traceback_the_checks_process_printed_keeps_only_the_packages_frames():
+    printed = (
+        "Traceback (most recent call last):\n"
+        '  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+        '  File "/repo/checks/tools/run_exercise.py", line 353, in <module>\n'
+        "    main()\n"
+        '  File "/home/me/course/framework/ops.py", line 12, in exp\n'
+        "    out = np.exp(a) / 0\n"
+        '  File "/venv/lib/python3.11/site-packages/numpy/_core/fromnumeric.py", line 3, in sum\n'
+        "    return _wrapreduction(a, np.add, 'sum', axis, dtype, out)\n"
+        "           ^^^^^^^^^^^^^^^\n"
+        "ZeroDivisionError: division by zero\n"
+        "/venv/lib/python3.11/site-packages/numpy/_core/fromnumeric.py:86: RuntimeWarning: nan\n"
+        "  return ufunc.reduce(obj, axis, dtype, out, **passkwargs)\n"
+        "/home/me/course/framework/ops.py:14: RuntimeWarning: overflow encountered in exp\n"
+        "  out = np.exp(a)")
+    assert plain.output(printed) == (
+        "Traceback (most recent call last):\n"
+        '  File "framework/ops.py", line 12, in exp\n'
+        "    out = np.exp(a) / 0\n"
+        "ZeroDivisionError: division by zero\n"
+        "framework/ops.py:14: RuntimeWarning: overflow encountered in exp\n"
+        "  out = np.exp(a)")
 
 
 def test_a_long_message_is_cut_but_its_failing_example_is_shown_whole():
@@ -156,9 +211,11 @@ def test_compare_shows_each_op_of_an_exercise_on_its_own(tmp_path):
     path = tmp_path / "framework" / "autodiff.py"
     find = "        a, b = self.data, other.data\n"
     path.write_text(path.read_text().replace(find, find + "        raise ValueError('no mul')\n"))
+    line = path.read_text().splitlines().index("        raise ValueError('no mul')") + 1
     mine = values(1, str(tmp_path))["1.2"]
     assert mine["2 + -3"] == "-1"
-    assert mine["2 * -3"] == mine["rule of 2 * -3 at 1"] == "ValueError: no mul"
+    assert mine["2 * -3"] == mine["rule of 2 * -3 at 1"] == (
+        f"ValueError: no mul (raised in framework/autodiff.py, line {line})")
 
 
 def test_hints_say_what_learners_tripped_on():
