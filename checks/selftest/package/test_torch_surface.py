@@ -545,3 +545,22 @@ def test_a_device_prints_as_its_type():
 def test_floating_factories_are_float32_when_dtype_is_none(factory):
     assert getattr(fw, factory)(2, 3, dtype=None).dtype == np.float32
     assert getattr(fw, factory)((2, 3), dtype=np.float64).dtype == np.float64
+
+
+# -- functions whose inputs may all be plain: a tensor out, as PyTorch's ----------------------
+
+PLAIN_INPUTS = {
+    "where with number branches": lambda: fw.where(Tensor(np.array([True, False])), 0.0, 1.0),
+    "maximum of arrays": lambda: fw.maximum(np.ones(2), np.zeros(2)),
+    "minimum of arrays": lambda: fw.minimum(np.ones(2), np.zeros(2)),
+    "cat of arrays": lambda: fw.cat([np.ones(2), np.zeros(2)]),
+    "stack of arrays": lambda: fw.stack([np.ones(2), np.zeros(2)]),
+    "matmul of arrays": lambda: fw.matmul(np.ones((2, 3)), np.ones((3, 2))),
+}
+
+
+@pytest.mark.parametrize("call", PLAIN_INPUTS.values(), ids=PLAIN_INPUTS.keys())
+def test_a_function_of_plain_inputs_returns_a_tensor(call):
+    """Function.apply gives forward's array when no input is a tensor; the PyTorch-named
+    functions still return a tensor, as before and as PyTorch's do."""
+    assert type(call()) is Tensor

@@ -58,23 +58,30 @@ def tensor(data, requires_grad: bool = False, dtype=None) -> Tensor:
     return Tensor(data, requires_grad=requires_grad, dtype=dtype)
 
 
+def _tensor_result(out) -> Tensor:
+    """An op's result as a tensor: `Function.apply` returns forward's array when no input is a
+    tensor (`torch.where(mask, 0.0, 1.0)`: the mask is unwrapped), where PyTorch's function
+    still returns a tensor."""
+    return out if isinstance(out, Tensor) else Tensor._make(out)
+
+
 def maximum(a, b) -> Tensor:
-    return Maximum.apply(a, b)
+    return _tensor_result(Maximum.apply(a, b))
 
 
 def minimum(a, b) -> Tensor:
-    return -Maximum.apply(-a, -b)
+    return _tensor_result(-Maximum.apply(-a, -b))
 
 
 def where(condition, a, b) -> Tensor:
     condition = unwrap(condition)
-    return Where.apply(condition, a, b)
+    return _tensor_result(Where.apply(condition, a, b))
 
 
 @accepts_dim
 def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
     """The tensors joined along an existing axis (PyTorch's `cat`)."""
-    return Concatenate.apply(*tensors, axis=axis)
+    return _tensor_result(Concatenate.apply(*tensors, axis=axis))
 
 
 cat = concatenate
@@ -82,11 +89,11 @@ cat = concatenate
 
 @accepts_dim
 def stack(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
-    return Stack.apply(*tensors, axis=axis)
+    return _tensor_result(Stack.apply(*tensors, axis=axis))
 
 
 def matmul(a, b) -> Tensor:
-    return MatMul.apply(a, b)
+    return _tensor_result(MatMul.apply(a, b))
 
 
 def zeros(*shape, dtype=None, requires_grad: bool = False) -> Tensor:
