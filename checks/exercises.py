@@ -72,6 +72,7 @@ CHAPTERS = {
     5: Chapter(5, "Tiny Transformer", "05_transformer.ipynb", "checks.chapter5_transformer"),
     6: Chapter(6, "Convolution", "06_convolution.ipynb", "checks.chapter6_convolution"),
     7: Chapter(7, "GPT", "07_gpt.ipynb", "checks.chapter7_gpt"),
+    8: Chapter(8, "Kernels", "08_kernels.ipynb", "checks.chapter8_kernels"),
 }
 
 EXERCISES = [
@@ -635,6 +636,68 @@ EXERCISES = [
         "previous); where marked, logit / penalty if the logit is > 0 else logit * penalty; "
         "work on a copy, and keep the logits' dtype.",
         bonus=True,
+    ),
+    # -- chapter 8: the machine underneath (issue 35) --------------------------------------------
+    Exercise(
+        "8.1", "Positions: strides and offsets", 10, ("kernels.py",),
+        "8.1 An array is a buffer, a shape and strides",
+        "Check the order: row-major strides grow from the LAST axis (strides[-1] = 1, each one "
+        "the next one's stride times the next axis's size); a position is offset + Σ index·"
+        "strides; position_to_index peels the last axis first (ordinal % size, then ordinal // "
+        "size) and writes into out_index. The section named below has folded hints, from the "
+        "idea to the code.",
+    ),
+    Exercise(
+        "8.2", "Views: permute, expand, slices, contiguous", 15, ("kernels.py",),
+        "8.2 Views: new strides over the same memory",
+        "Check what moves: permute reorders shape AND strides; expand gives stride 0 to new "
+        "leading axes and to size-1 axes that grow; a slice start:stop:step adds start·stride to "
+        "the offset and multiplies the stride by the step (negative too; an empty slice moves "
+        "nothing); an int adds index·stride and drops the axis. contiguous copies in row-major "
+        "order, and returns the array itself when it is contiguous already. The section named "
+        "below has folded hints, from the idea to the code.",
+        uses=("8.1",),
+    ),
+    Exercise(
+        "8.3", "Kernels on every core: map, zip, reduce", 20, ("kernels.py",),
+        "8.3 Kernels on every core: map, zip, reduce",
+        "Check the positions: the loop runs over out's ELEMENTS (the product of out_shape, not "
+        "the storage's length), each ordinal turned into an index, and that one index read "
+        "through EACH array's own strides and offset; reduce starts from `start` and walks "
+        "length steps of a_strides[axis]. Use prange for the outer loop, and a fresh index array "
+        "per element (threads share nothing). The section named below has folded hints, from "
+        "the idea to the code.",
+        uses=("8.1",), time_limit=120.0,
+    ),
+    Exercise(
+        "8.4", "A tiled matrix product", 10, ("kernels.py",),
+        "8.4 A tiled matrix product",
+        "Check the edges and the start: out arrives holding anything, so each row tile sets its "
+        "rows to 0 before adding; tiles at the right and bottom edges are shorter (min(start + "
+        "TILE, size)); the k loop sits between i and j so that the innermost loop runs along a "
+        "row of b and of out. The section named below has folded hints, from the idea to the "
+        "code.",
+        time_limit=120.0,
+    ),
+    Exercise(
+        "8.5", "Fused kernels: LayerNorm, softmax, GELU", 20, ("kernels.py",),
+        "8.5 Fusion: one pass per row",
+        "Check each formula against chapter 5's: LayerNorm's variance is biased (divided by D) "
+        "and r = 1/√(σ² + ε); ∂x = r·(ĝ - mean ĝ - x̂·mean(ĝ·x̂)) with ĝ = g·w; ∂w and ∂b sum "
+        "over ROWS (one thread per column, never += from several threads); softmax subtracts "
+        "the row's max before exp; GELU is the tanh form. The section named below has folded "
+        "hints, from the idea to the code.",
+        time_limit=120.0,
+    ),
+    Exercise(
+        "8.6", "Kernels for a GPU", 15, ("kernels.py",),
+        "8.6 A GPU kernel: grid, blocks, threads, shared memory",
+        "Check the guard and the barriers: a thread past the end writes nothing (i < n); every "
+        "thread loads its element into shared memory, then cuda.syncthreads() before anyone "
+        "reads a neighbour's, and again before the next load overwrites the tile; the block sum "
+        "halves with a barrier after each step and thread 0 writes the result. The section "
+        "named below has folded hints, from the idea to the code.",
+        time_limit=120.0,
     ),
 ]
 

@@ -36,6 +36,11 @@ def main() -> int:
     python = str(venv_python())
     run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
     run(python, "-m", "pip", "install", "--quiet", "-e", ".[dev]")
+    kernels = subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", ".[kernels]"],
+                             cwd=ROOT)
+    if kernels.returncode:
+        print("\nNumba and numba-cuda did not install: chapters 1-7 work without them; chapter 8 "
+              "needs them (see the README's section on chapter 8).", flush=True)
     # Build matplotlib's font cache now, not in the middle of the first plot.
     run(python, "-c", "import matplotlib.font_manager")
     run(python, "-m", "ipykernel", "install", "--sys-prefix", "--name", KERNEL,
