@@ -699,6 +699,14 @@ EXERCISES = [
         "named below has folded hints, from the idea to the code.",
         time_limit=120.0,
     ),
+    Exercise(
+        "8.8", "Lazy expressions fused into one kernel", 0, ("bonus/chapter8_kernels.py",),
+        "8.8 Bonus: lazy fusion, tinygrad's idea",
+        "Recursion over the expression: a leaf is a{k}[i] with k = positions[id(node.array)], "
+        "a constant repr(node.value), an op TEMPLATES[op][1].format(...) of its inputs' texts "
+        "in their order (sub and div are not symmetric).",
+        bonus=True, time_limit=120.0,
+    ),
 ]
 
 
