@@ -605,8 +605,9 @@ EXERCISES = [
         "7.5", "Sampling", 15, ("nn/gpt.py",),
         "7.5 Sampling: temperature, top-k, top-p",
         "Check the order: temperature divides the logits BEFORE the softmax (0: a one-hot at "
-        "the first largest), then top-k, then top-p, which keeps an id when the mass BEFORE it "
-        "is < top_p (the crossing one stays); renormalise what is kept. Draws come from the "
+        "the first largest), then top-k (ids tied with the k-th largest stay too), then top-p "
+        "on that renormalised distribution, which keeps an id when the mass BEFORE it is < "
+        "top_p (the crossing one stays); renormalise what is kept. Draws come from the "
         "generator passed, and an id of probability 0 is never drawn. The section named below "
         "has folded hints, from the idea to the calls.",
     ),

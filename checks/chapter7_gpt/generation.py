@@ -97,6 +97,18 @@ def test_top_k_keeps_exactly_the_k_most_likely(seed, vocab, temperature, data):
 
 
 @check("7.5")
+def test_top_k_keeps_every_id_tied_with_the_kth():
+    """top_k=2 of logits [3, 1, 1, 0]: the two ids tied at the 2nd largest are both kept."""
+    logits = np.array([[3.0, 1.0, 1.0, 0.0], [0.0, 2.0, 2.0, 2.0]])
+    probs = softmax(logits)
+    keep = np.array([[True, True, True, False], [False, True, True, True]])
+    got = gpt.next_token_probabilities(logits, 1.0, top_k=2)
+    assert_close(got, renormalised(probs, keep), "top_k=2 of [[3, 1, 1, 0], [0, 2, 2, 2]]: an id "
+                 "tied with the k-th largest logit is kept too (k counts values, not ids)",
+                 1e-9, 1e-12)
+
+
+@check("7.5")
 @given(seed=seeds, vocab=st.integers(2, 8), top_p=st.floats(0.01, 1.0), temperature=temperatures)
 @example(seed=0, vocab=4, top_p=0.6, temperature=1.0)
 def test_top_p_keeps_the_fewest_ids_reaching_p_the_crossing_one_included(seed, vocab, top_p,

@@ -96,6 +96,14 @@ MUTANTS = [
         "kth = np.sort(scaled, axis=-1)[..., max(-top_k - 1, -scaled.shape[-1]), None]",
     ),
     Mutant(
+        "7.5", "top-k keeps exactly k ids, dropping those tied with the k-th",
+        """        kth = np.sort(scaled, axis=-1)[..., -top_k, None]  # the k-th largest
+        scaled = np.where(scaled < kth, -np.inf, scaled)""",
+        """        dropped = np.argsort(scaled, axis=-1, kind="stable")[..., :-top_k]
+        scaled = scaled.copy()
+        np.put_along_axis(scaled, dropped, -np.inf, axis=-1)""",
+    ),
+    Mutant(
         "7.5", "top-p excludes the id that crosses p",
         "np.put_along_axis(keep, order, before < top_p, axis=-1)",
         "np.put_along_axis(keep, order, (before + sorted_probs < top_p) | (before == 0), axis=-1)",
