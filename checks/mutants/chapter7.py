@@ -51,6 +51,12 @@ MUTANTS = [
         "return np.tri(length, source, 0, dtype=bool)",
     ),
     Mutant(
+        "7.3", "is_causal=True (chapter 5's habit): a square mask, wrong for L < S queries",
+        """        mask = causal_mask(q.shape[-2], k.shape[-2])
+        heads = F.scaled_dot_product_attention(q, k, v, mask)""",
+        """        heads = F.scaled_dot_product_attention(q, k, v, is_causal=True)""",
+    ),
+    Mutant(
         "7.3", "post-LN: the norm after the residual sum, not before the branch",
         "x = x + self.attn(self.ln_1(x), cache, layer)",
         "x = self.ln_1(x + self.attn(x, cache, layer))",
