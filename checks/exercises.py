@@ -380,8 +380,9 @@ EXERCISES = [
         "Draw warmup, total, base and min_lr with hypothesis (@given), compute the lr at every "
         "step up to a few past total, and assert properties with a tolerance (math.isclose): "
         "the straight line during warm-up, base at the end of warm-up, min_lr from total on, "
-        "never rising after warm-up, and the cosine's symmetry lr(W + k) + lr(T - k) = base + "
-        "min_lr. Call the @given function at the end.",
+        "never rising after warm-up, the cosine's symmetry lr(W + k) + lr(T - k) = base + "
+        "min_lr, and above the straight line from base to min_lr in the first half (a linear "
+        "decay has every other property). Call the @given function at the end.",
         bonus=True,
     ),
     # -- chapter 5: the Tiny Transformer (issue 7) --------------------------------------------

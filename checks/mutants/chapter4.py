@@ -182,6 +182,21 @@ MUTANTS = [
         "        if step >= self.total_steps:\n            return self.min_lr\n",
         "        if step >= self.total_steps:\n            return base_lr\n",
     ),
+    Mutant(
+        "4.6", "a linear decay instead of the cosine",
+        "return self.min_lr + (base_lr - self.min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))",
+        "return self.min_lr + (base_lr - self.min_lr) * (1.0 - progress)",
+    ),
+    Mutant(
+        "4.6", "the cosine's full circle (cos 2πp): back up at the end",
+        "return self.min_lr + (base_lr - self.min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))",
+        "return self.min_lr + (base_lr - self.min_lr) * 0.5 * (1.0 + math.cos(2 * math.pi * progress))",
+    ),
+    Mutant(
+        "4.6", "min_lr added on top of the whole cosine (it starts above base_lr)",
+        "return self.min_lr + (base_lr - self.min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))",
+        "return self.min_lr + base_lr * 0.5 * (1.0 + math.cos(math.pi * progress))",
+    ),
     # -- 4.7 (bonus) RMSprop
     Mutant(
         "4.7", "eps inside the square root of the average",

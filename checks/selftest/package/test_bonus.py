@@ -3,7 +3,7 @@
 A bonus exercise is worth 0 of the 100 and is shown beside the score ("100/100, bonus 2/3");
 nothing provided calls one, so a learner who skips them all still scores 100 everywhere. The
 property-test bonus (4.9) is graded by mutation: it must pass correct schedules and catch at
-least 80% of the 4.6 bug zoo.
+all but one of the 4.6 bug zoo's eight wrong schedules.
 """
 
 from __future__ import annotations
@@ -168,6 +168,15 @@ PROPERTY_TESTS = {
         "def runs(base):\n"
         "    lr_at(base, 0, 2, 5, 0.0)\n\n"
         "runs()\n"),
+    "checks the landmarks only, blind to a linear decay": (
+        "@given(warmup=st.integers(1, 5), length=st.integers(2, 9), base=st.floats(0.01, 1.0),\n"
+        "       share=st.floats(0.0, 0.9))\n"
+        "def landmarks(warmup, length, base, share):\n"
+        "    total, low = warmup + length, share * base\n"
+        "    assert math.isclose(lr_at(base, 0, warmup, total, low), 0.0, abs_tol=1e-12)\n"
+        "    assert math.isclose(lr_at(base, warmup, warmup, total, low), base)\n"
+        "    assert math.isclose(lr_at(base, total, warmup, total, low), low, abs_tol=1e-12)\n\n"
+        "landmarks()\n"),
     "checks only the first step": (
         "@given(warmup=st.integers(1, 5), base=st.floats(0.01, 1.0))\n"
         "def first_step(warmup, base):\n"

@@ -120,6 +120,9 @@ def check_warmup_cosine(lr_at: Schedule) -> None:
         for k in range(length + 1):  # the cosine is symmetric about its midpoint
             assert math.isclose(lrs[warmup + k] + lrs[total - k], base + min_lr, abs_tol=1e-9)
         assert all(later <= earlier + 1e-12 for earlier, later in zip(lrs[warmup:], lrs[warmup + 1:]))
+        for k in range(1, (length + 1) // 2):  # a cosine, not a line: above the chord, first half
+            chord = base - (base - min_lr) * k / length
+            assert lrs[warmup + k] > chord or math.isclose(base, min_lr, rel_tol=1e-9)
         assert all(math.isclose(lr, min_lr, abs_tol=1e-12) for lr in lrs[total:])
 
     schedule_properties()
