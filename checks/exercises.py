@@ -709,6 +709,14 @@ EXERCISES = [
         "in their order (sub and div are not symmetric).",
         bonus=True, time_limit=120.0,
     ),
+    Exercise(
+        "8.9", "Cross-entropy fused with its gradient", 0, ("bonus/chapter8_kernels.py",),
+        "8.9 Bonus: cross-entropy and its gradient in one pass",
+        "Per row, in a prange: the max, then exp(z - max) written into the gradient's row while "
+        "summing, then that row divided by the sum (the softmax) and 1 taken off at the target; "
+        "the loss is log(sum) + max - z[target], never log of an exp of a large logit.",
+        bonus=True, time_limit=120.0,
+    ),
 ]
 
 

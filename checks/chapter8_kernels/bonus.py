@@ -142,3 +142,62 @@ def test_realize_runs_one_compiled_kernel():
         assert_close(got, np.tanh(a * b + np.exp(a)) - 0.5,
                      f"tanh(a * b + exp a) - 0.5 on {dtype.__name__}", rtol=tolerance,
                      atol=tolerance)
+
+
+# -- 8.9 (bonus) cross-entropy fused with its gradient ------------------------------------------
+
+
+def cross_entropy_definition(logits: np.ndarray, targets: np.ndarray):
+    """(losses, ∂) by NumPy's passes, in float64: log-sum-exp with the max out, softmax - onehot."""
+    z = logits.astype(np.float64)
+    shifted = z - z.max(axis=1, keepdims=True)
+    log_total = np.log(np.exp(shifted).sum(axis=1))
+    rows = np.arange(len(z))
+    losses = log_total - shifted[rows, targets]
+    grad = np.exp(shifted - log_total[:, None])
+    grad[rows, targets] -= 1.0
+    return losses, grad
+
+
+@st.composite
+def logit_cases(draw):
+    """logits (M, V), M 1–6, V 1–9, of magnitude up to 10^scale (scale 0–4), and targets."""
+    rows, vocab = draw(st.integers(1, 6)), draw(st.integers(1, 9))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    scale = 10.0 ** draw(st.integers(0, 4))
+    return rng.standard_normal((rows, vocab)) * scale, rng.integers(0, vocab, rows)
+
+
+@probe("8.9")
+def probe_cross_entropy(fw):
+    return {"cross_entropy_rows([[0, 0], [1e4, 0]], [1, 0])": lambda: lazy_module()
+            .cross_entropy_rows(np.array([[0.0, 0.0], [1e4, 0.0]]), np.array([1, 0]))}
+
+
+@check("8.9")
+@given(case=logit_cases())
+def test_cross_entropy_rows_give_the_losses_and_their_gradient(case):
+    """losses_i = logsumexp(z_i) - z_it and ∂ = softmax - onehot, finite for logits of 1e4."""
+    logits, targets = case
+    losses, grad = lazy_module().cross_entropy_rows(logits, targets)
+    expected_losses, expected_grad = cross_entropy_definition(logits, targets)
+    what = f"cross_entropy_rows of logits {logits.shape} up to {np.abs(logits).max():.3g}"
+    assert np.isfinite(losses).all() and np.isfinite(grad).all(), (
+        f"{what}: non-finite values; subtract the row's max before exp, and take the loss as "
+        "log(sum) + max - z[target]")
+    assert_close(losses, expected_losses, f"{what}: the losses", rtol=1e-9, atol=1e-9)
+    assert_close(grad, expected_grad, f"{what}: the gradient", rtol=1e-9, atol=1e-12)
+
+
+@check("8.9")
+def test_cross_entropy_rows_keep_float32():
+    """float32 logits give float32 losses and gradient, equal to float64's within 1e-5."""
+    rng = np.random.default_rng(9)
+    logits = rng.standard_normal((7, 11)).astype(np.float32) * 3
+    targets = rng.integers(0, 11, 7)
+    losses, grad = lazy_module().cross_entropy_rows(logits, targets)
+    assert losses.dtype == np.float32 and grad.dtype == np.float32, (
+        f"float32 logits gave losses {losses.dtype} and gradient {grad.dtype}")
+    expected_losses, expected_grad = cross_entropy_definition(logits, targets)
+    assert_close(losses, expected_losses, "float32 losses", rtol=1e-5, atol=1e-5)
+    assert_close(grad, expected_grad, "float32 gradient", rtol=1e-5, atol=1e-6)

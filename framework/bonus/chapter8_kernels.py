@@ -1,10 +1,15 @@
-"""Chapter 8's bonus track (optional): lazy elementwise expressions, fused into one kernel.
+"""Chapter 8's bonus track (optional): lazy elementwise expressions fused into one kernel
+(8.8), and cross-entropy fused with its gradient (8.9).
 
 tinygrad's idea. `a * b + c.exp()` on NumPy arrays makes three passes over memory and two
 temporary arrays. A `Lazy` value computes nothing: it records the op and its inputs. When
 the value is needed (`realize()`), the whole expression becomes the text of ONE Numba kernel,
 `out[i] = a0[i] * a1[i] + math.exp(a2[i])`, compiled once per expression's shape of ops
 (kept by its text) and run over the elements on every core: one pass, no temporaries.
+
+A language model's last op reads the logits (M, V) three times in NumPy (the max, the sum of
+exponentials, the gradient's softmax) and writes the softmax; 8.9 does each row in one
+kernel that returns the losses and the gradient together.
 
 Nothing provided calls this file: a learner who skips the bonus track loses nothing.
 """
@@ -121,3 +126,16 @@ def _compiled(expression: str, count: int):
         exec(compile(source, f"<fused: {expression}>", "exec"), scope)
         _kernels[expression] = njit(parallel=True)(scope["kernel"])
     return _kernels[expression]
+
+
+# -- bonus exercise 8.9 ------------------------------------------------------------------------
+
+
+@njit(parallel=True, cache=True)
+def cross_entropy_rows(logits: np.ndarray, targets: np.ndarray):
+    """Per row i of logits z (M, V) with target t_i: loss_i = log Σ_j exp z_ij - z_it (the max
+    subtracted first), and ∂loss_i/∂z_i = softmax(z_i) - onehot(t_i). Returns (losses (M,),
+    grad (M, V)), both in the logits' dtype."""
+    ### BEGIN SOLUTION 8.9
+    raise NotImplementedError("Exercise 8.9: Cross-entropy fused with its gradient (bonus) — see chapters/08_kernels.ipynb, '8.9 Bonus: cross-entropy and its gradient in one pass'")
+    ### END SOLUTION
