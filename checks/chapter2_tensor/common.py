@@ -46,7 +46,10 @@ def pinned(*shape_list, low=-2.0, high=2.0):
     return tuple(out)
 
 
-PROMOTES = "a float64 array or np.float64 scalar in the rule promotes it"
+PROMOTES = ("a NumPy scalar or float64 array in the rule promotes it: most often an integer "
+            "count (np.prod(...) or a sum of a boolean mask gives an np.int64, which NumPy 2 "
+            "promotes float32 to float64 with; a Python int does not), or an np.float64; make "
+            "the count a Python number (int(count)) or cast with .astype(grad.dtype)")
 
 
 def check_float32(fn, arrays_in: list, expected_fn, seed: int, what: str,

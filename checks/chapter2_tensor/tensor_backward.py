@@ -157,7 +157,9 @@ def test_gradients_accumulate_over_rebuilt_graphs(case):
     once = leaf_grads_after(spec, xs, cotangent)
     twice = leaf_grads_after(spec, xs, cotangent, calls=2)
     assert_close(twice, [2 * g for g in once], f"leaf grads after two graphs of {spec}: "
-                 "leaves accumulate (+=), never overwrite")
+                 "leaves accumulate (+=), never overwrite; and the first gradient a leaf keeps "
+                 "must be an array of its own (a copy): an op's backward may hand the same array "
+                 "to two inputs (add gives g to both), so += into it changes the other's too")
 
 
 @check("2.10")
