@@ -77,7 +77,7 @@ def proof() -> bool:
 
 # Reference notebooks whose full training is their committed output but too long for `make
 # test`: nbval re-runs them with FRAMEWORK_QUICK=1 (short training, looser bars).
-QUICK_REFERENCES = {"solutions/07_gpt.ipynb"}
+QUICK_REFERENCES = {"solutions/07_gpt.ipynb", "solutions/08_kernels.ipynb"}
 
 
 def notebooks() -> bool:

@@ -21,7 +21,7 @@ import numpy as np
 from .generator import default_generator
 
 # chapter → the last earlier chapter it needs (it needs every chapter from 1 to that one)
-NEEDS = {2: 1, 3: 2, 4: 3, 5: 4, 6: 4, 7: 5}
+NEEDS = {2: 1, 3: 2, 4: 3, 5: 4, 6: 4, 7: 5, 8: 4}
 _STUB = re.compile(r"Exercise (\d+\.\d+): ")
 SHOWN = 6  # the gaps named in the line; the rest are counted
 
