@@ -48,7 +48,8 @@ def mlp(widths, seed: int, dropout: float = 0.0, dtype=np.float64):
 
 def step(block, x: np.ndarray, seed: int, checkpointed: bool, after=None, run=checkpoint):
     """One forward and backward of `before · block · after`: a leaf `w` scales x before the
-    block (so the block's input is an op's result), `after` (a function) follows it; the block
+    block (so the block's input h is an op's result, which a term Σ h² also reads: the graph
+    before the block is walked once, by the outer backward), `after` follows it; the block
     runs plainly or as `run(block, h)`. Returns the output, x's and w's gradients, the block's
     parameters' gradients, and the generator's next draw after backward."""
     for p in block.parameters():
@@ -58,7 +59,7 @@ def step(block, x: np.ndarray, seed: int, checkpointed: bool, after=None, run=ch
     w = fw.Tensor(np.full(x.shape[1:], 1.5, dtype=x.dtype), requires_grad=True)
     h = x * w
     out = run(block, h) if checkpointed else block(h)
-    final = after(out) if after else out
+    final = (after(out) if after else out) + 0.1 * (h * h).sum()
     cotangent = np.linspace(-1, 1, final.data.size).reshape(final.shape).astype(final.dtype)
     final.backward(cotangent)
     grads = [x.grad, w.grad] + [p.grad for p in block.parameters()]
