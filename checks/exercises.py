@@ -702,6 +702,16 @@ EXERCISES = [
         time_limit=120.0,
     ),
     Exercise(
+        "8.7", "Activation checkpointing", 10, ("utils/checkpoint.py",),
+        "8.7 Memory: activation checkpointing",
+        "Check the replay: the forward runs the function inside no_grad and keeps the inputs and "
+        "the shared generator's state (default_generator().bit_generator.state); the backward "
+        "restores that state, reruns the function inside enable_grad on detached copies of the "
+        "inputs (requires_grad kept), calls backward(grad) on the new output, puts the "
+        "generator back where it was, and returns each copy's .grad (None for a non-tensor). "
+        "The section named below has folded hints, from the idea to the code.",
+    ),
+    Exercise(
         "8.8", "Lazy expressions fused into one kernel", 0, ("bonus/chapter8_kernels.py",),
         "8.8 Bonus: lazy fusion, tinygrad's idea",
         "Recursion over the expression: a leaf is a{k}[i] with k = positions[id(node.array)], "

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .autodiff import _freed, backpropagate
-from .function import Differentiable, unwrap
+from .function import Differentiable, Version, unwrap
 from .ops import (
     Abs,
     Add,
@@ -85,7 +85,7 @@ class Tensor(TensorMethods, Differentiable):
     """
 
     __slots__ = ("data", "grad", "requires_grad", "parents", "grad_fn", "op", "label",
-                 "__weakref__")
+                 "_counter", "__weakref__")
     __array_priority__ = 100  # so ndarray + Tensor calls Tensor.__radd__
 
     def __init__(self, data, requires_grad: bool = False, dtype=None) -> None:
@@ -101,6 +101,7 @@ class Tensor(TensorMethods, Differentiable):
         self.grad_fn = None
         self.op = ""
         self.label = ""
+        self._counter = Version()
 
     @staticmethod
     def _make(data: np.ndarray, parents: tuple = (), grad_fn=None, op: str = "") -> Tensor:
@@ -114,6 +115,7 @@ class Tensor(TensorMethods, Differentiable):
         out.grad_fn = grad_fn
         out.op = op
         out.label = ""
+        out._counter = Version()
         return out
 
     # -- what a PyTorch user expects --------------------------------------------------------
@@ -141,8 +143,10 @@ class Tensor(TensorMethods, Differentiable):
         return self.data
 
     def detach(self) -> Tensor:
-        """The same data, cut from the graph."""
-        return Tensor._make(self.data)
+        """The same data, cut from the graph (and the same version counter, as in PyTorch)."""
+        out = Tensor._make(self.data)
+        out._counter = self._counter
+        return out
 
     def to(self, *args, dtype=None, device=None, copy: bool = False, non_blocking=False) -> Tensor:
         """This tensor as `dtype` (differentiable between floating dtypes), as PyTorch's `to`:

@@ -335,10 +335,17 @@ class Linear(Module):
 
 
 class ReLU(Module):
-    """max(x, 0), elementwise."""
+    """max(x, 0), elementwise; `inplace=True` writes it into x (x.relu_()), as PyTorch's."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.relu(x)
+        return F.relu(x, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class Sigmoid(Module):

@@ -4,7 +4,8 @@ Nothing here runs at import: call `tune()` (all three settings) where training s
 as chapter 5's training and the appendix do. All change the whole process, so a
 library should not make them for its users unasked. The third, BLAS threads, is explained in
 `runtime` (`use_small_work_threads`): a second BLAS thread made the course's products up to a
-hundred times slower on a busy machine.
+hundred times slower on a busy machine. `peak_bytes(step)` measures, with tracemalloc, the
+most memory a step holds at once (chapter 8's activation checkpointing lowers it).
 
 A training step allocates the same large arrays every time: activations, gradients,
 optimizer temporaries. glibc's malloc serves any block above 128 KiB with a fresh
@@ -35,6 +36,8 @@ import ctypes
 import ctypes.util
 import gc
 import sys
+import tracemalloc
+from collections.abc import Callable
 
 from . import runtime
 
@@ -83,3 +86,21 @@ def tune() -> bool:
     collect_cycles_less_often()
     runtime.use_small_work_threads()
     return kept
+
+
+def peak_bytes(step: Callable[[], object]) -> int:
+    """The most memory `step()` held at once beyond what was held before it, in bytes: Python's
+    and NumPy's allocations, which tracemalloc traces both (freed blocks are not counted, so a
+    training step's peak is its activations, gradients and temporaries at their fullest).
+    Tracing slows every allocation down: measure with it, do not train with it."""
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        step()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        if started:
+            tracemalloc.stop()

@@ -118,6 +118,7 @@ class Optimizer:
                         f"{type(self).__name__}.step: a parameter of shape {p.data.shape} has a "
                         f".grad of shape {p.grad.shape}; a gradient has its parameter's shape"
                     )
+                p._counter.value += 1  # the update below is in place: PyTorch bumps it too
             if group.get("foreach") and self._joined.step(index, params, self.state, self.update,
                                                           group):
                 continue

@@ -1,19 +1,19 @@
 """Provided: PyTorch's everyday methods of `Tensor`, which inherits them from `TensorMethods`:
 `size`, `numel`, `view`, `t`, the casts (`float()`, `long()`, ...), `clone`, `gather`,
 `triu`/`tril`, `clamp`, `softmax`, the named arithmetic (`add`, `mul`, ...) and the in-place
-updates (`zero_`, `add_`, `x -= y`, ...), which are refused on a tensor in a graph. Chapter 2
-does not write these; they make ordinary PyTorch code run unchanged.
+updates (`zero_`, `add_`, `relu_`, `x[i] = v`, `x -= y`, ...), recorded as PyTorch records them
+(`in_place.py`). Chapter 2 does not write these; they make ordinary PyTorch code run unchanged.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import autodiff
 from ..function import Shape, unwrap
-from ..ops import Clamp, Neg, normalize_axes
+from ..ops import Clamp, Neg, ReLU, normalize_axes
 from ..shape_ops import Clone, Gather, Triangle, _plain_index
 from .device import check_device, device
+from .in_place import SetItem, change_in_place, numpy_setitem
 
 
 def _is_dtype(value) -> bool:
@@ -157,63 +157,63 @@ class TensorMethods:
     def neg(self) -> TensorMethods:
         return Neg.apply(self)
 
-    # In-place changes are refused on a tensor that requires grad or was computed by an op:
-    # the framework records no in-place op. It keeps no version counter either, so a change to
-    # a tensor that needs no gradient but that an op saved for its backward (x in y = w * x)
-    # goes unnoticed, where PyTorch raises at backward: change such a tensor only after it.
+    # In-place changes: each bumps the version counter (`_version`); inside a graph the
+    # tensor's history is rebased onto the op, as in PyTorch (`in_place.py` says how).
 
-    def _check_in_place(self, op: str) -> None:
-        if self.grad_fn is not None:
-            raise RuntimeError(
-                f"{op}: in-place change of a tensor computed by an op (it has a grad_fn); the "
-                "framework records no in-place ops (PyTorch does): build a new tensor "
-                "(x = x + y, where, masked_fill), or change the leaf it came from"
-            )
-        if self.requires_grad and autodiff.is_grad_enabled():
-            raise RuntimeError(
-                f"{op}: in-place change of a leaf that requires grad; the framework records "
-                "no in-place ops (PyTorch does), so do it inside framework.no_grad(), or build "
-                "a new tensor (x = x + y, where, masked_fill)"
-            )
+    @property
+    def _version(self) -> int:
+        """How many in-place changes this tensor's memory has had (PyTorch's `x._version`)."""
+        return self._counter.value
 
     def __setitem__(self, index, value) -> None:
-        self._check_in_place("setitem")
-        self.data[_plain_index(index)] = unwrap(value)
+        index = _plain_index(index)
+        change_in_place(self, "setitem", (value,), numpy_setitem(index, value),
+                        lambda t: SetItem.apply(t, value, index))
 
     def zero_(self) -> TensorMethods:
-        self._check_in_place("zero_")
-        self.data[...] = 0
-        return self
+        return change_in_place(self, "zero_", (), numpy_setitem(..., 0),
+                               lambda t: SetItem.apply(t, 0, ...))
 
     def fill_(self, value) -> TensorMethods:
-        self._check_in_place("fill_")
-        self.data[...] = value
-        return self
-
-    def add_(self, other) -> TensorMethods:
-        self._check_in_place("add_")
-        self.data += unwrap(other)
-        return self
-
-    def mul_(self, other) -> TensorMethods:
-        self._check_in_place("mul_")
-        self.data *= unwrap(other)
-        return self
+        return change_in_place(self, "fill_", (value,), numpy_setitem(..., value),
+                               lambda t: SetItem.apply(t, value, ...))
 
     def copy_(self, source) -> TensorMethods:
-        self._check_in_place("copy_")
-        self.data[...] = unwrap(source)
-        return self
+        return change_in_place(self, "copy_", (source,), numpy_setitem(..., source),
+                               lambda t: SetItem.apply(t, source, ...))
+
+    def masked_fill_(self, mask, value) -> TensorMethods:
+        mask = unwrap(mask)
+        return change_in_place(self, "masked_fill_", (), lambda a: np.copyto(a, value, where=mask),
+                               lambda t: t.masked_fill(mask, value))
+
+    def add_(self, other) -> TensorMethods:
+        return change_in_place(self, "add_", (other,), lambda a: np.add(a, unwrap(other), out=a),
+                               lambda t: t + other)
 
     def sub_(self, other) -> TensorMethods:
-        self._check_in_place("sub_")
-        self.data -= unwrap(other)
-        return self
+        return change_in_place(self, "sub_", (other,),
+                               lambda a: np.subtract(a, unwrap(other), out=a), lambda t: t - other)
+
+    def mul_(self, other) -> TensorMethods:
+        return change_in_place(self, "mul_", (other,),
+                               lambda a: np.multiply(a, unwrap(other), out=a), lambda t: t * other)
 
     def div_(self, other) -> TensorMethods:
-        self._check_in_place("div_")
-        self.data /= unwrap(other)
-        return self
+        return change_in_place(self, "div_", (other,),
+                               lambda a: np.divide(a, unwrap(other), out=a), lambda t: t / other)
+
+    def relu_(self) -> TensorMethods:
+        return change_in_place(self, "relu_", (), lambda a: np.maximum(a, 0, out=a),
+                               lambda t: ReLU.apply(t))
+
+    def clamp_(self, min=None, max=None) -> TensorMethods:  # noqa: A002 (PyTorch's names)
+        if min is None and max is None:
+            raise ValueError("clamp_: give at least one of min and max")
+        return change_in_place(self, "clamp_", (), lambda a: np.clip(a, min, max, out=a),
+                               lambda t: Clamp.apply(t, min, max))
+
+    clip_ = clamp_
 
     # x += y changes x in place, as in PyTorch (`with no_grad(): w -= lr * w.grad`)
     __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_

@@ -65,6 +65,8 @@ def unbroadcast(grad: np.ndarray, shape: Shape) -> np.ndarray:
 class Context:
     """What a forward leaves for its backward; set any attribute you need."""
 
+    saved_tensors: tuple = ()
+
     def save_for_backward(self, *arrays: np.ndarray) -> None:
         self.saved_tensors = arrays
 
@@ -78,18 +80,32 @@ def _unbroadcast_hint(grad_shape: Shape, shape: Shape) -> str:
     return " (did you forget unbroadcast?)" if broadcast else ""
 
 
+class Version:
+    """A tensor's version counter (PyTorch's `x._version`): every in-place change of the
+    tensor's memory adds 1. Tensors that share memory (a view, `detach()`) share the counter,
+    and `viewed` says some do. A backward rule that reads an array its forward saved first
+    checks that the count is still the one seen at save time: else the array has changed.
+    `changed_by` names the last recorded in-place op, for that error."""
+
+    __slots__ = ("value", "viewed", "changed_by")
+
+    def __init__(self) -> None:
+        self.value, self.viewed, self.changed_by = 0, False, ""
+
+
 class Differentiable:
     """What `Function.apply` needs of a tensor; chapter 2's `Tensor` is one.
 
-    `data`, its NumPy array; `requires_grad`; and `_make(data, parents, grad_fn, op)`, which
-    builds an op's result (for chapter 2's tensors a plain `Tensor`, also when the input is a
-    `Parameter`). `apply` builds each result with its first tensor input's `_make`, so this
-    file needs no tensor class of its own: `Tensor` (tensor.py) is written after the ops and
-    imports them, never the other way round.
+    `data`, its NumPy array; `_counter`, its `Version`; `requires_grad`; and
+    `_make(data, parents, grad_fn, op)`, which builds an op's result (for chapter 2's tensors a
+    plain `Tensor`, also when the input is a `Parameter`). `apply` builds each result with its
+    first tensor input's `_make`, so this file needs no tensor class of its own: `Tensor`
+    (tensor.py) is written after the ops and imports them, never the other way round.
     """
 
     __slots__ = ()
     data: np.ndarray
+    _counter: Version
     requires_grad: bool
 
     def _make(self, data: np.ndarray, parents: tuple = (), grad_fn=None, op: str = ""):
@@ -104,12 +120,16 @@ def unwrap(x):
 class BackwardNode:
     """A tensor's `grad_fn`: calls its Function's backward, keeps the parents' gradients."""
 
-    __slots__ = ("function", "ctx", "positions", "shapes")
+    __slots__ = ("function", "ctx", "positions", "shapes", "versions")
 
     def __init__(self, function: type, ctx: Context, positions: tuple[int, ...], shapes):
         self.function, self.ctx, self.positions, self.shapes = function, ctx, positions, shapes
+        self.versions = ()  # (counter, version, array, maker): what `saved_versions` found
 
     def __call__(self, grad: np.ndarray) -> tuple:
+        for counter, version, array, maker in self.versions:
+            if counter.value != version:
+                raise RuntimeError(self._modified(counter, version, array, maker))
         grads = self.function.backward(self.ctx, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
@@ -127,8 +147,56 @@ class BackwardNode:
             picked.append(g)
         return tuple(picked)
 
+    def _modified(self, counter: Version, version: int, array: np.ndarray, maker) -> str:
+        """PyTorch's words for a saved array changed in place since its forward saved it."""
+        if counter.changed_by or maker is None:  # an in-place op's, or a leaf's (no maker)
+            made_by = counter.changed_by
+        elif isinstance(maker, type):  # the saving op's own output
+            made_by = f"{maker.__name__}Backward"
+        else:  # an input's grad_fn
+            made_by = repr(maker).strip("<>")
+        which = f", which is output 0 of {made_by}," if made_by else ""
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{array.dtype} {list(array.shape)}]{which} is at version "
+            f"{counter.value}; expected version {version} instead. Hint: the backward of "
+            f"{repr(self).strip('<>')} reads that tensor as its forward saw it; change it in "
+            "place only after backward(), or change a copy (x = x + 1 instead of x.add_(1), "
+            "or x.clone())"
+        )
+
     def __repr__(self) -> str:
         return f"<{self.function.__name__}Backward>"
+
+
+def shared_version(out: np.ndarray, args: tuple) -> Version | None:
+    """The counter of the tensor input whose memory `out` views (reshape, transpose, a[1:]),
+    marked `viewed`; None when `out` has memory of its own (then `out.base` is None, or is no
+    input's: the bounds test `may_share_memory` is O(1))."""
+    for a in args:
+        if isinstance(a, Differentiable) and np.may_share_memory(out, a.data):
+            a._counter.viewed = True
+            return a._counter
+    return None
+
+
+def saved_versions(saved: tuple, args: tuple, result: Differentiable, function: type) -> tuple:
+    """For each array a forward saved that is a tensor's memory (an input's, the output's, or
+    a view of one), that tensor's counter and version now, so backward can tell if it changed."""
+    records = []
+    for array in saved:
+        if not isinstance(array, np.ndarray):
+            continue
+        view = array.base is not None
+        for a in args:
+            if isinstance(a, Differentiable) and (
+                    array is a.data or view and np.may_share_memory(array, a.data)):
+                records.append((a._counter, a._counter.value, array, a.grad_fn))
+                break
+        else:
+            if array is result.data or view and np.may_share_memory(array, result.data):
+                records.append((result._counter, result._counter.value, array, function))
+    return tuple(records)
 
 
 class Function:
@@ -162,14 +230,21 @@ class Function:
             return out
         needs = [isinstance(a, Differentiable) and a.requires_grad for a in args]
         if True not in needs or not autodiff.is_grad_enabled():
-            return first._make(out)
-        ctx.needs_input_grad = tuple(needs)
-        # list comprehensions, not generators: apply runs for every op of every step
-        positions = tuple([i for i, need in enumerate(needs) if need])
-        parents = tuple([args[i] for i in positions])
-        shapes = tuple([p.data.shape for p in parents])
-        node = BackwardNode(cls, ctx, positions, shapes)
-        return first._make(out, parents, node, cls.__name__.lower())
+            result = first._make(out)
+        else:
+            ctx.needs_input_grad = tuple(needs)
+            # list comprehensions, not generators: apply runs for every op of every step
+            positions = tuple([i for i, need in enumerate(needs) if need])
+            parents = tuple([args[i] for i in positions])
+            shapes = tuple([p.data.shape for p in parents])
+            node = BackwardNode(cls, ctx, positions, shapes)
+            result = first._make(out, parents, node, cls.__name__.lower())
+            if ctx.saved_tensors:
+                node.versions = saved_versions(ctx.saved_tensors, args, result, cls)
+        # a result that views an input's memory shares its version counter, as in PyTorch
+        if getattr(out, "base", None) is not None:
+            result._counter = shared_version(out, args) or result._counter
+        return result
 
 
 def _shape(x) -> Shape:

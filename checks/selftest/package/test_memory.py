@@ -113,3 +113,38 @@ def test_a_graph_the_size_of_a_w1_step_comes_and_goes_without_a_collection_once_
         gc.callbacks.remove(count)
         gc.set_threshold(*saved)
     assert started == [], f"the collector ran {len(started)} times on a graph without cycles"
+
+
+def test_peak_bytes_counts_what_a_step_held_at_once_not_what_it_freed_before():
+    def step():
+        for _ in range(3):  # three 8 MB arrays, one at a time
+            np.ones(2**20)
+        a, b = np.ones(2**20), np.ones(2**20)
+        return a + b  # three at once
+
+    peak = fw.memory.peak_bytes(step)
+    assert 3 * 8 * 2**20 <= peak < 4 * 8 * 2**20
+
+
+def test_checkpointing_the_blocks_of_a_small_gpt_lowers_its_peak_memory():
+    """A training step's peak, measured by peak_bytes: the blocks' activations are what
+    checkpointing (exercise 8.7) stops keeping; the gradients stay the same."""
+    checkpoint = fw.utils.checkpoint.checkpoint
+    fw.manual_seed(0)
+    model = fw.nn.gpt.GPT(11, block_size=32, n_layer=3, n_head=2, n_embd=32)
+    ids = np.random.default_rng(0).integers(0, 11, (4, 33))
+
+    def step():
+        for p in model.parameters():
+            p.grad = None
+        logits = model(ids[:, :-1])
+        fw.nn.functional.cross_entropy(logits.reshape(-1, 11), ids[:, 1:].reshape(-1)).backward()
+
+    plain = fw.memory.peak_bytes(step)
+    grads = [p.grad for p in model.parameters()]
+    for block in model.blocks:
+        block.forward = (lambda f: lambda x, cache=None, layer=0: checkpoint(f, x))(block.forward)
+    checkpointed = fw.memory.peak_bytes(step)
+    assert checkpointed < 0.75 * plain, f"peak {checkpointed} B checkpointed, {plain} B plain"
+    for p, grad in zip(model.parameters(), grads):
+        np.testing.assert_allclose(p.grad, grad, rtol=1e-5, atol=1e-7)

@@ -153,6 +153,18 @@ FLOAT32_OPS = {
                  lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1)),
     "F.max_pool2d": (lambda: [image(2, 3, 4, 4)], lambda x: F.max_pool2d(x, 2)),
     "F.avg_pool2d": (lambda: [image(2, 3, 4, 4)], lambda x: F.avg_pool2d(x, 2, 1)),
+    # in-place ops on an op's result (x * 1), recorded in the graph (test_version_counters.py)
+    "add_": (lambda: [leaf(2, 3), leaf(3)], lambda a, b: (a * 1).add_(b)),
+    "sub_": (lambda: [leaf(2, 3), leaf(3)], lambda a, b: (a * 1).sub_(b)),
+    "mul_": (lambda: [leaf(2, 3), leaf(3)], lambda a, b: (a * 1).mul_(b)),
+    "div_": (lambda: [leaf(2, 3), positive(3)], lambda a, b: (a * 1).div_(b)),
+    "relu_": (lambda: [leaf(2, 3)], lambda a: (a * 1).relu_()),
+    "clamp_": (lambda: [leaf(2, 3)], lambda a: (a * 1).clamp_(-0.5, 0.5)),
+    "clip_": (lambda: [leaf(2, 3)], lambda a: (a * 1).clip_(max=0.5)),
+    "masked_fill_": (lambda: [leaf(2, 3)], lambda a: (a * 1).masked_fill_(a.data > 0, 0.5)),
+    "fill_": (lambda: [leaf(2, 3)], lambda a: (a * 1).fill_(0.5)),
+    "zero_": (lambda: [leaf(2, 3)], lambda a: (a * 1).zero_()),
+    "copy_": (lambda: [leaf(2, 3), leaf(3)], lambda a, b: (a * 1).copy_(b)),
 }
 
 # public names that are not ops on float tensors, each with the test that covers it instead
@@ -162,8 +174,6 @@ NOT_FLOAT_OPS = {
     "argmax", "argmin",
     # casts to integer and bool dtypes: no gradient, as PyTorch (test_torch_surface.py)
     "bool", "int", "long",
-    # in-place ops, outside graphs only: they keep the tensor's dtype (test_torch_surface.py)
-    "add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_",
     # the tensor's own state and protocol (test_tensor.py, test_autodiff.py)
     "data", "grad", "requires_grad", "parents", "grad_fn", "op", "label", "shape", "ndim", "size",
     "dtype", "item", "numpy", "requires_grad_", "receive_grad", "release", "backward",

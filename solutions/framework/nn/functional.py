@@ -42,9 +42,9 @@ def _check_reduction(op: str, reduction: str) -> None:
 # -- activations -------------------------------------------------------------------------------
 
 
-def relu(x: Tensor) -> Tensor:
-    """max(x, 0); ∂ = 1 where x > 0."""
-    return ReLU.apply(x)
+def relu(x: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0); ∂ = 1 where x > 0. `inplace=True` writes it into x (`x.relu_()`), as PyTorch."""
+    return x.relu_() if inplace else ReLU.apply(x)
 
 
 def sigmoid(x: Tensor) -> Tensor:
