@@ -7,9 +7,12 @@ it when you are not. By what it serves:
   `graph_drawing`), `prerequisites` (each notebook's first cell), `memory` and `runtime` (speed,
   and the lines a training run prints);
 - the engine around your chapters: `grad_mode` (`no_grad`), `promotion` (PyTorch's dtypes of a
-  binary op), `tensor_methods` (`view`, casts, in-place updates), `optimizer` (chapter 4's base
-  class; `joined_step`, its one-pass step), `generator` (the shared random generator),
-  `reductions` (a fast row maximum);
+  binary op), `tensor_methods` (`view`, casts, in-place updates; `in_place`, their version
+  counters and history), `optimizer` (chapter 4's base class; `joined_step`, its one-pass
+  step), `generator` (the shared random generator), `reductions` (a fast row maximum);
+- chapter 8's machine: `jit` (Numba, and its CUDA simulator where no GPU is visible),
+  `strided` (what a strided array checks and shows), `launch` (what stands between a caller
+  and your kernels: input checks, outputs, compiled-kernel caches, the fused autograd ops);
 - PyTorch's names: `surface` (`framework.arange`, `framework.float32`, ...), `autograd`
   (`autograd.Function`, `autograd.grad`), `device`, `dims` (`dim=` for `axis=`);
 - the package itself: `lazy` (names that load on first use, and the old paths of moved files).

@@ -24,11 +24,13 @@ def gpu_visible() -> bool:
     return Path("/dev/nvidia0").exists() or shutil.which("nvidia-smi") is not None
 
 
-if "numba" not in sys.modules:  # the simulator is chosen when Numba reads its settings
-    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "0" if gpu_visible() else "1")
+os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "0" if gpu_visible() else "1")
 
 try:
     import numba
+
+    if "numba.cuda" not in sys.modules:  # Numba imported earlier read its settings before ours
+        numba.config.reload_config()
     from numba import cuda, from_dtype, njit, prange
 except ImportError as error:  # pragma: no cover - depends on the machine
     raise ImportError(
@@ -38,6 +40,16 @@ except ImportError as error:  # pragma: no cover - depends on the machine
     ) from error
 
 simulating: bool = bool(numba.config.ENABLE_CUDASIM)
+
+
+def require_cuda(op: str) -> None:
+    """Refuse, in words, a GPU launch that has neither a GPU nor the simulator."""
+    if not simulating and not gpu_visible():
+        raise RuntimeError(
+            f"{op}: no GPU is visible and Numba's CUDA simulator is off: numba.cuda was imported "
+            "before framework.provided.jit, without NUMBA_ENABLE_CUDASIM=1. Import "
+            "framework.provided.jit (or framework.kernels) first, or set NUMBA_ENABLE_CUDASIM=1 "
+            "before starting Python")
 
 # Numba warns when `parallel=True` finds no loop to spread, which every exercise's stub
 # triggers; the chapter measures its kernels at one and two threads instead.
@@ -53,5 +65,5 @@ def get_num_threads() -> int:
     return numba.get_num_threads()
 
 
-__all__ = ["cuda", "from_dtype", "get_num_threads", "gpu_visible", "njit", "prange", "set_num_threads",
-           "simulating"]
+__all__ = ["cuda", "from_dtype", "get_num_threads", "gpu_visible", "njit", "prange", "require_cuda",
+           "set_num_threads", "simulating"]

@@ -20,7 +20,7 @@ import numpy as np
 from .. import kernels
 from ..function import Function
 from ..kernels import StridedArray
-from .jit import cuda, simulating
+from .jit import cuda, require_cuda, simulating
 
 FLOATS = (np.float32, np.float64)
 _compiled: dict[tuple, Callable] = {}
@@ -205,6 +205,7 @@ def _gpu_vector(op: str, name: str, x) -> np.ndarray:
 
 def gpu_zip(fn: Callable, a: np.ndarray, b: np.ndarray, threads: int = 128) -> np.ndarray:
     """fn(a, b) on the GPU, one thread an element, for 1-D float arrays of one length and dtype."""
+    require_cuda("gpu_zip")
     a, b = _gpu_vector("gpu_zip", "a", a), _gpu_vector("gpu_zip", "b", b)
     if a.shape != b.shape or a.dtype != b.dtype:
         raise ValueError(f"gpu_zip: a {a.shape} {a.dtype} and b {b.shape} {b.dtype} must have one "
@@ -217,6 +218,7 @@ def gpu_zip(fn: Callable, a: np.ndarray, b: np.ndarray, threads: int = 128) -> n
 
 def gpu_sum(a: np.ndarray, threads: int = 128) -> float:
     """Σ a on the GPU: one partial sum per block, then the partials (few) added here."""
+    require_cuda("gpu_sum")
     a = _gpu_vector("gpu_sum", "a", a)
     if threads < 1 or threads & (threads - 1):
         raise ValueError(f"gpu_sum: threads={threads}; a block's halving needs a power of two")
@@ -228,6 +230,7 @@ def gpu_sum(a: np.ndarray, threads: int = 128) -> float:
 
 def gpu_matmul(a: np.ndarray, b: np.ndarray, tile: int = 16) -> np.ndarray:
     """a @ b on the GPU by tile × tile blocks with shared memory."""
+    require_cuda("gpu_matmul")
     a, b = _float_matrix("gpu_matmul", "a", a), _float_matrix("gpu_matmul", "b", b)
     if a.shape[1] != b.shape[0] or a.dtype != b.dtype:
         raise ValueError(f"gpu_matmul: a {a.shape} {a.dtype} and b {b.shape} {b.dtype}: a's "

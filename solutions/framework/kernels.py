@@ -22,6 +22,7 @@ import operator
 import numpy as np
 
 from .provided.jit import cuda, from_dtype, njit, prange
+from .provided.strided import StridedBase, axis_keys
 
 Shape = tuple[int, ...]
 
@@ -65,33 +66,20 @@ def position_to_index(ordinal: int, shape: np.ndarray, out_index: np.ndarray) ->
 # -- 8.2 Views: new strides over the same storage ---------------------------------------------
 
 
-class StridedArray:
+class StridedArray(StridedBase):
     """Element `index` of this array is storage[offset + Σ index[i] · strides[i]].
 
     `storage` is a 1-D NumPy array; `shape`, `strides` (in elements, any sign, 0 for a
-    broadcast axis) and `offset` are ints. Views share the storage: writing through one is
-    seen through every other.
+    broadcast axis; row-major when not given) and `offset` are ints. Views share the storage:
+    writing through one is seen through every other. What it checks and shows (the bounds,
+    `numpy()`, `size`, `transpose`, ...) is provided, in `provided/strided.py`.
     """
 
     def __init__(self, storage: np.ndarray, shape: Shape, strides: Shape | None = None,
                  offset: int = 0) -> None:
-        if not isinstance(storage, np.ndarray) or storage.ndim != 1:
-            raise TypeError(f"StridedArray: storage must be a 1-D NumPy array, not "
-                            f"{type(storage).__name__} of shape {np.shape(storage)}")
         shape = tuple(operator.index(n) for n in shape)
-        strides = contiguous_strides(shape) if strides is None else tuple(
-            operator.index(s) for s in strides)
-        if len(strides) != len(shape) or any(n < 0 for n in shape):
-            raise ValueError(f"StridedArray: shape {shape} and strides {strides} must be as long "
-                             "as each other, with no negative size")
-        self.storage, self.shape, self.strides, self.offset = storage, shape, strides, int(offset)
-        if self.size:
-            low = self.offset + sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
-            high = self.offset + sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0)
-            if low < 0 or high >= storage.size:
-                raise ValueError(
-                    f"StridedArray: shape {shape}, strides {strides} and offset {offset} reach "
-                    f"positions {low} to {high} of a storage of {storage.size} elements")
+        super().__init__(storage, shape, contiguous_strides(shape) if strides is None else strides,
+                         offset)
 
     @classmethod
     def from_numpy(cls, array: np.ndarray) -> StridedArray:
@@ -99,40 +87,10 @@ class StridedArray:
         array = np.asarray(array)
         return cls(np.ascontiguousarray(array).reshape(-1).copy(), array.shape)
 
-    def numpy(self) -> np.ndarray:
-        """A read-only NumPy view of the same memory (no copy), for printing and checking."""
-        if self.size == 0:
-            return np.empty(self.shape, self.storage.dtype)
-        item = self.storage.itemsize
-        return np.lib.stride_tricks.as_strided(
-            self.storage[self.offset:], self.shape, tuple(s * item for s in self.strides),
-            writeable=False)
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.storage.dtype
-
     def is_contiguous(self) -> bool:
         """Row-major and gapless: the strides contiguous_strides gives (size-1 axes are free)."""
         return all(n == 1 or s == c for n, s, c in
                    zip(self.shape, self.strides, contiguous_strides(self.shape)))
-
-    def transpose(self, dim0: int, dim1: int) -> StridedArray:
-        order = list(range(self.ndim))
-        order[dim0], order[dim1] = order[dim1], order[dim0]
-        return self.permute(*order)
-
-    def __repr__(self) -> str:
-        return (f"StridedArray(shape={self.shape}, strides={self.strides}, offset={self.offset}, "
-                f"storage of {self.storage.size} {self.dtype})")
 
     def permute(self, *order: int) -> StridedArray:
         """Axis i of the result is axis order[i] of this array: the same storage, no copy."""
@@ -165,7 +123,7 @@ class StridedArray:
     def __getitem__(self, key) -> StridedArray:
         """Ints and slices (any step, negative too), one per leading axis, as NumPy reads them:
         an int drops its axis, a slice keeps it; the result shares the storage."""
-        key = _axis_keys(key, self.shape)
+        key = axis_keys(key, self.shape)
         ### BEGIN SOLUTION 8.2
         offset, shape, strides = self.offset, [], []
         for item, size, stride in zip(key, self.shape, self.strides):
@@ -195,29 +153,6 @@ class StridedArray:
             storage[ordinal] = self.storage[index_to_position(index, strides, self.offset)]
         return StridedArray(storage, self.shape)
         ### END SOLUTION
-
-
-def _axis_keys(key, shape: Shape) -> list:
-    """The key as one int (wrapped, in range) or slice per axis; refuses what views cannot be."""
-    key = key if isinstance(key, tuple) else (key,)
-    if len(key) > len(shape):
-        raise IndexError(f"StridedArray: {len(key)} indices for an array of {len(shape)} axes "
-                         f"(shape {shape})")
-    keys = []
-    for axis, (item, size) in enumerate(zip(key, shape)):
-        if isinstance(item, slice):
-            keys.append(item)
-            continue
-        try:
-            i = operator.index(item)
-        except TypeError:
-            raise TypeError(f"StridedArray: index {item!r} on axis {axis} is neither an int nor a "
-                            "slice; views take ints and slices only") from None
-        if not -size <= i < size:
-            raise IndexError(f"StridedArray: index {i} is out of range for axis {axis} of size "
-                             f"{size}")
-        keys.append(i % size)
-    return keys + [slice(None)] * (len(shape) - len(key))
 
 
 # -- 8.3 Kernels on every core: map, zip, reduce ------------------------------------------------

@@ -1,0 +1,76 @@
+"""Exercise 8.7: activation checkpointing, as PyTorch's `torch.utils.checkpoint.checkpoint`.
+
+A training step keeps, until backward, every array the forward's ops saved: for a deep
+network that is most of its memory. `checkpoint(block, x)` trades compute for it: the forward
+runs `block(x)` without recording a graph (nothing inside is kept but the inputs), and the
+backward runs `block` again, this time recording, and back-propagates through that fresh
+graph. The gradients are the ones without checkpointing, exactly: the parameters used inside
+`block` receive their `.grad` from the inner backward, the inputs' gradients are returned to
+the outer walk. Memory: one block's activations at a time, plus the blocks' inputs.
+
+Randomness must replay: dropout inside `block` draws from the shared generator
+(`framework.provided.generator`), so the forward keeps the generator's state and the backward
+restores it for the rerun (the same masks), then puts the generator back where it was (the
+rest of the program draws as if nothing had rerun). `preserve_rng_state=False` skips that.
+
+Differences from PyTorch, loud or stated: the function returns one tensor (a tuple is
+refused); `use_reentrant` is accepted and ignored: the one variant gives the parameters their
+gradients as PyTorch's `use_reentrant=False` does, also when no input requires grad, and its
+result requires grad whenever grad mode is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..autodiff import enable_grad, is_grad_enabled, no_grad
+from ..function import BackwardNode, Context, Function
+from ..provided.generator import default_generator
+from ..tensor import Tensor
+
+__all__ = ["checkpoint"]
+
+
+class Checkpoint(Function):
+    """The node of a checkpointed block: its backward reruns the block and back-propagates."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        """Rerun `ctx.function` on detached copies of the inputs (requires_grad kept), with the
+        generator as the forward left it, and back-propagate `grad` through the new graph:
+        the parameters inside receive their .grad; return one gradient per input."""
+        ### BEGIN SOLUTION 8.7
+        raise NotImplementedError("Exercise 8.7: Activation checkpointing — see chapters/08_kernels.ipynb, '8.7 Memory: activation checkpointing'")
+        ### END SOLUTION
+
+
+def _check_arguments(function, args: tuple, kwargs: dict, use_reentrant) -> None:
+    if not callable(function):
+        raise TypeError(f"checkpoint: the first argument must be the function to run, got a "
+                        f"{type(function).__name__}")
+    if not any(isinstance(a, Tensor) for a in args):
+        raise ValueError(
+            f"checkpoint: {getattr(function, '__name__', type(function).__name__)} was given no "
+            "tensor among its positional inputs; pass the tensors it reads positionally, "
+            "checkpoint(block, x)"
+        )
+    for name, value in kwargs.items():
+        if isinstance(value, Tensor) and value.requires_grad:
+            raise ValueError(
+                f"checkpoint: the keyword argument {name}= is a tensor that requires grad; its "
+                "gradient would be lost: pass it positionally"
+            )
+    if use_reentrant not in (None, True, False):
+        raise TypeError(f"checkpoint: use_reentrant must be True, False or None, got "
+                        f"{use_reentrant!r}")
+
+
+def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
+               preserve_rng_state: bool = True, **kwargs) -> Tensor:
+    """`function(*args, **kwargs)`, without keeping its activations for backward: the
+    backward recomputes them (see the module's docstring). As PyTorch's
+    `torch.utils.checkpoint.checkpoint`; `use_reentrant` is accepted and ignored."""
+    _check_arguments(function, args, kwargs, use_reentrant)
+    ### BEGIN SOLUTION 8.7
+    raise NotImplementedError("Exercise 8.7: Activation checkpointing — see chapters/08_kernels.ipynb, '8.7 Memory: activation checkpointing'")
+    ### END SOLUTION
