@@ -11,6 +11,7 @@ multiple of the block where it matters, and each case runs on fresh random value
 from __future__ import annotations
 
 import re
+import sys
 
 import numpy as np
 from hypothesis import example, given
@@ -40,7 +41,12 @@ def kernel(factory, *key):
 
 def launch(compiled, grid, block, *args) -> None:
     """compiled[grid, block](*args); an error raised in a simulated thread keeps its own message
-    (the simulator puts the thread's and block's coordinates in front, moved here to the end)."""
+    (the simulator puts the thread's and block's coordinates in front, moved here to the end).
+
+    The simulator's threads hand the interpreter to each other every 0.1 ms instead of 5: a
+    barrier's waiting threads resume sooner (the launches run about three times faster)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
     try:
         compiled[grid, block](*args)
     except Exception as error:
@@ -56,6 +62,8 @@ def launch(compiled, grid, block, *args) -> None:
         except Exception:
             raise error from None
         raise cleaned.with_traceback(error.__traceback__) from None
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def blocks(length: int, threads: int) -> int:
@@ -91,7 +99,7 @@ def probe_gpu(fw):
 
 
 @check("8.6")
-@given(length=st.integers(1, 40), threads=st.sampled_from([4, 8, 16]),
+@given(length=st.integers(1, 24), threads=st.sampled_from([4, 8, 16]),
        dtype=st.sampled_from([np.float32, np.float64]), seed=seeds)
 @example(length=5, threads=4, dtype=np.float64, seed=0)
 @example(length=17, threads=16, dtype=np.float32, seed=1)
@@ -111,11 +119,11 @@ def test_cuda_zip_writes_each_element_once_and_nothing_past_the_end(length, thre
 
 
 @check("8.6")
-@given(length=st.integers(1, 40), threads=st.sampled_from([4, 8, 16]),
+@given(length=st.integers(1, 24), threads=st.sampled_from([4, 8, 16]),
        dtype=st.sampled_from([np.float32, np.float64]), seed=seeds)
 @example(length=6, threads=4, dtype=np.float32, seed=0)
 @example(length=16, threads=16, dtype=np.float64, seed=1)
-@example(length=33, threads=8, dtype=np.float32, seed=2)
+@example(length=21, threads=8, dtype=np.float32, seed=2)
 def test_cuda_block_sum_gives_each_blocks_sum(length, threads, dtype, seed):
     """out[k] = Σ a[k·threads : (k + 1)·threads] for each block k; past the end counts 0."""
     rng = np.random.default_rng(seed)
@@ -145,7 +153,7 @@ def check_cuda_matmul(n: int, k: int, m: int, tile: int, dtype, seed: int) -> No
 
 
 @check("8.6")
-@given(n=st.integers(1, 7), k=st.integers(1, 9), m=st.integers(1, 7),
+@given(n=st.integers(1, 6), k=st.integers(1, 7), m=st.integers(1, 6),
        tile=st.sampled_from([2, 4]), dtype=st.sampled_from([np.float32, np.float64]), seed=seeds)
 @example(n=5, k=3, m=7, tile=2, dtype=np.float32, seed=0)
 @example(n=4, k=8, m=4, tile=4, dtype=np.float64, seed=1)
