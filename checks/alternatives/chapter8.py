@@ -99,7 +99,7 @@ ALTERNATIVES = [
         "8.3", "map: positions computed inline, axis by axis", WHOLE_REGION,
         """\
         for ordinal in prange(_element_count(out_shape)):
-            rest, out_at, a_at = ordinal, out_offset, a_offset
+            rest, out_at, a_at = np.int64(ordinal), out_offset, a_offset
             for d in range(len(out_shape) - 1, -1, -1):
                 i = rest % out_shape[d]
                 rest //= out_shape[d]
@@ -113,7 +113,7 @@ ALTERNATIVES = [
         "8.3", "zip: positions computed inline, axis by axis", WHOLE_REGION,
         """\
         for ordinal in prange(_element_count(out_shape)):
-            rest, out_at, a_at, b_at = ordinal, out_offset, a_offset, b_offset
+            rest, out_at, a_at, b_at = np.int64(ordinal), out_offset, a_offset, b_offset
             for d in range(len(out_shape) - 1, -1, -1):
                 i = rest % out_shape[d]
                 rest //= out_shape[d]
@@ -128,7 +128,7 @@ ALTERNATIVES = [
         "8.3", "reduce: inline positions, the axis walked by adding its stride", WHOLE_REGION,
         """\
         for ordinal in prange(_element_count(out_shape)):
-            rest, out_at, a_at = ordinal, out_offset, a_offset
+            rest, out_at, a_at = np.int64(ordinal), out_offset, a_offset
             for d in range(len(out_shape) - 1, -1, -1):
                 i = rest % out_shape[d]
                 rest //= out_shape[d]
