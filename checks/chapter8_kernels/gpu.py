@@ -4,7 +4,10 @@ tiled matmul in shared memory), run in Numba's CUDA simulator.
 The simulator runs every GPU thread as a Python thread, started one after another, each running
 until it finishes or waits at a barrier: a missing `cuda.syncthreads()` reads a tile or a
 partial sum that other threads have not written yet, and a thread past the end of an array
-raises IndexError. The shapes are small (a launch is a few hundred threads at most), never a
+raises IndexError. The simulator finds a block's shared array by the line that asks for it, and
+the first thread there makes it: two threads could each make one (a check-then-set between
+threads), so here that step holds a lock; nothing else of the simulator is changed. The shapes
+are small (a launch is a few hundred threads at most), never a
 multiple of the block where it matters, and each case runs on fresh random values.
 """
 
@@ -12,14 +15,36 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 
 import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
 from numba import cuda
+from numba.cuda.simulator import kernelapi
 
 from checks.chapter8_kernels.common import kernels, seeds
 from checks.harness import assert_close, check, probe
+
+_shared_lock = threading.Lock()
+
+
+def _shared_array(self, shape, dtype):
+    """FakeCUDAShared.array of numba-cuda's simulator, with its check-then-set under a lock."""
+    if shape == 0:  # dynamic shared memory: one buffer, as the simulator has it
+        return _simulators_shared_array(self, shape, dtype)
+    if isinstance(dtype, kernelapi.types.Type):
+        dtype = kernelapi.numpy_support.as_dtype(dtype)
+    caller = sys._getframe(1)
+    key = (caller.f_code.co_filename, caller.f_lineno)
+    with _shared_lock:
+        if key not in self._allocations:
+            self._allocations[key] = np.empty(shape, dtype)
+        return self._allocations[key]
+
+
+_simulators_shared_array = kernelapi.FakeCUDAShared.array
+kernelapi.FakeCUDAShared.array = _shared_array
 
 WHERE = re.compile(r"^(tid=\[[^\]]*\]) (ctaid=\[[^\]]*\]):? ?")
 
