@@ -44,6 +44,16 @@ MUTANTS = [
         "stride",
     ),
     Mutant(
+        "8.2", "expand puts the new axes last",
+        """        strides = [0] * leading + [
+            0 if size == 1 and target != 1 else stride
+            for size, target, stride in zip(self.shape, shape[leading:], self.strides)]""",
+        """        strides = [
+            0 if size == 1 and target != 1 else stride
+            for size, target, stride in zip(self.shape, shape[leading:], self.strides)
+        ] + [0] * leading""",
+    ),
+    Mutant(
         "8.2", "a negative-step slice starts from its lowest index, not from start",
         "offset += start * stride",
         "offset += min(start, start + (length - 1) * step) * stride",
@@ -52,6 +62,15 @@ MUTANTS = [
         "8.2", "a slice's stride not multiplied by its step",
         "strides.append(stride * step)",
         "strides.append(stride)",
+    ),
+    Mutant(
+        "8.2", "an int keeps its axis (of size 1)",
+        """            else:
+                offset += item * stride""",
+        """            else:
+                offset += item * stride
+                shape.append(1)
+                strides.append(stride)""",
     ),
     Mutant(
         "8.2", "contiguous copies in storage order, not in the view's row-major order",
@@ -91,6 +110,11 @@ MUTANTS = [
         "a[position + k * a_strides[axis]]",
         "a[position + k * a_strides[0]]",
     ),
+    Mutant(
+        "8.3", "reduce stops one element short",
+        "for k in range(length):",
+        "for k in range(length - 1):",
+    ),
     # -- 8.4 tiled matmul
     Mutant(
         "8.4", "out not zeroed (it arrives holding anything)",
@@ -112,6 +136,11 @@ MUTANTS = [
         "8.4", "row tiles counted by floor division: the last, shorter one dropped",
         "prange((n + TILE - 1) // TILE)",
         "prange(n // TILE)",
+    ),
+    Mutant(
+        "8.4", "out overwritten by each product instead of summed",
+        "out[i, j] += a_ik * b[k, j]",
+        "out[i, j] = a_ik * b[k, j]",
     ),
     # -- 8.5 fused kernels
     Mutant(
@@ -162,6 +191,16 @@ MUTANTS = [
         """        if i < out.size:
             out[i] = fn(a[i], b[i])""",
         "        out[i] = fn(a[i], b[i])",
+    ),
+    Mutant(
+        "8.6", "zip indexed by threadIdx alone (every block does block 0's elements)",
+        "i = cuda.grid(1)\n        if i < out.size:",
+        "i = cuda.threadIdx.x\n        if i < out.size:",
+    ),
+    Mutant(
+        "8.6", "block sum loads past the end of a (no 0 for the missing elements)",
+        "cache[t] = a[i] if i < a.size else 0",
+        "cache[t] = a[min(i, a.size - 1)]",
     ),
     Mutant(
         "8.6", "block sum without the barrier between halving steps",
