@@ -213,7 +213,7 @@ def test_reduce_folds_along_one_axis_from_start_in_order(case):
     expected = np.full(case.out.shape, start)
     for k in range(layout.shape[axis]):
         expected = numpy_fn(expected, np.take(values, [k], axis=axis))
-    what = f"tensor_reduce({name}, start {start}) along axis {axis} of a {layout!r}; {case!r}"
+    what = f"tensor_reduce({name}, start {start}) along axis {axis}; {case!r}"
     unchanged(a, before, "a", what)
     check_out(out, case.out, expected, what)
 
