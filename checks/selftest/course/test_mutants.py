@@ -34,7 +34,7 @@ def package(tmp_path: Path, files: dict[str, str]) -> Path:
     return root
 
 
-@pytest.mark.parametrize("chapter", range(1, 8))
+@pytest.mark.parametrize("chapter", range(1, 9))
 def test_every_mutant_of_a_chapter_applies_to_the_reference(chapter, tmp_path):
     """Each mutant's text occurs exactly once in the regions of its own exercise."""
     for mutant in hand_written(chapter):
