@@ -650,7 +650,7 @@ EXERCISES = [
         "idea to the code.",
     ),
     Exercise(
-        "8.2", "Views: permute, expand, slices, contiguous", 15, ("kernels.py",),
+        "8.2", "Views without copies", 15, ("kernels.py",),
         "8.2 Views: new strides over the same memory",
         "Check what moves: permute reorders shape AND strides; expand gives stride 0 to new "
         "leading axes and to size-1 axes that grow; a slice start:stop:step adds start·stride to "

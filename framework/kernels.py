@@ -89,7 +89,7 @@ class StridedArray(StridedBase):
             raise ValueError(f"permute: {order} is not an order of the {self.ndim} axes of an "
                              f"array of shape {self.shape}; give each of 0 … {self.ndim - 1} once")
         ### BEGIN SOLUTION 8.2
-        raise NotImplementedError("Exercise 8.2: Views: permute, expand, slices, contiguous — see chapters/08_kernels.ipynb, '8.2 Views: new strides over the same memory'")
+        raise NotImplementedError("Exercise 8.2: Views without copies — see chapters/08_kernels.ipynb, '8.2 Views: new strides over the same memory'")
         ### END SOLUTION
 
     def expand(self, *shape: int) -> StridedArray:
@@ -103,7 +103,7 @@ class StridedArray(StridedBase):
             raise ValueError(f"expand: an array of shape {self.shape} does not broadcast to "
                              f"{shape}; each axis must be equal or 1, counted from the right")
         ### BEGIN SOLUTION 8.2
-        raise NotImplementedError("Exercise 8.2: Views: permute, expand, slices, contiguous — see chapters/08_kernels.ipynb, '8.2 Views: new strides over the same memory'")
+        raise NotImplementedError("Exercise 8.2: Views without copies — see chapters/08_kernels.ipynb, '8.2 Views: new strides over the same memory'")
         ### END SOLUTION
 
     def __getitem__(self, key) -> StridedArray:
@@ -111,14 +111,14 @@ class StridedArray(StridedBase):
         an int drops its axis, a slice keeps it; the result shares the storage."""
         key = axis_keys(key, self.shape)
         ### BEGIN SOLUTION 8.2
-        raise NotImplementedError("Exercise 8.2: Views: permute, expand, slices, contiguous — see chapters/08_kernels.ipynb, '8.2 Views: new strides over the same memory'")
+        raise NotImplementedError("Exercise 8.2: Views without copies — see chapters/08_kernels.ipynb, '8.2 Views: new strides over the same memory'")
         ### END SOLUTION
 
     def contiguous(self) -> StridedArray:
         """The same values in a new row-major storage of exactly `size` elements; this array
         itself when it is contiguous already (as PyTorch's `contiguous()`)."""
         ### BEGIN SOLUTION 8.2
-        raise NotImplementedError("Exercise 8.2: Views: permute, expand, slices, contiguous — see chapters/08_kernels.ipynb, '8.2 Views: new strides over the same memory'")
+        raise NotImplementedError("Exercise 8.2: Views without copies — see chapters/08_kernels.ipynb, '8.2 Views: new strides over the same memory'")
         ### END SOLUTION
 
 

@@ -1,5 +1,5 @@
 """Chapter 8's bug zoo: the mistakes learners make with strides, views, compiled kernels, tiles,
-fused passes and GPU threads.
+fused passes, GPU threads, the replay of a checkpoint, and the bonus track.
 
 None of these writes outside an array in compiled code (Numba checks no bounds there: such a
 mutant could crash the grader's process instead of failing a check); a few read past a
@@ -230,5 +230,73 @@ MUTANTS = [
         "8.6", "matmul's tile of a loaded with tx and ty swapped",
         "a_tile[ty, tx] = a[row, k0 + tx]",
         "a_tile[tx, ty] = a[row, k0 + tx]",
+    ),
+    # -- 8.7 activation checkpointing
+    Mutant(
+        "8.7", "a checkpoint that drops the random state of dropout (the rerun draws new masks)",
+        """        if ctx.rng_state is not None:
+            generator.state = ctx.rng_state
+""",
+        "",
+    ),
+    Mutant(
+        "8.7", "the generator left where the rerun ends, not put back where it was",
+        "            generator.state = now  # the rest of the program draws as if nothing had rerun",
+        "            pass",
+    ),
+    Mutant(
+        "8.7", "the forward records its graph (no no_grad): the activations are kept after all",
+        """    with no_grad():
+        out = function(*args, **kwargs)""",
+        """    out = function(*args, **kwargs)""",
+    ),
+    Mutant(
+        "8.7", "the inputs not detached: the rerun's backward walks on into the outer graph",
+        "inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a",
+        "inputs = [a if isinstance(a, Tensor) else a",
+    ),
+    Mutant(
+        "8.7", "the copies do not require grad: the inputs receive no gradient",
+        "inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a",
+        "inputs = [a.detach() if isinstance(a, Tensor) else a",
+    ),
+    Mutant(
+        "8.7", "the rerun inside no_grad: nothing to back-propagate through",
+        """            with enable_grad():
+                out = ctx.function(*inputs, **ctx.kwargs)""",
+        """            with no_grad():
+                out = ctx.function(*inputs, **ctx.kwargs)""",
+    ),
+    # -- 8.8 (bonus) lazy fusion
+    Mutant(
+        "8.8", "the inputs of an op taken in reverse order (b - a for a - b)",
+        "template.format(*(expression_source(x, positions) for x in node.inputs[:arity]))",
+        "template.format(*reversed([expression_source(x, positions) for x in node.inputs[:arity]]))",
+    ),
+    Mutant(
+        "8.8", "a constant written as an int (2.5 becomes 2)",
+        "return repr(node.value)",
+        "return repr(int(node.value))",
+    ),
+    Mutant(
+        "8.8", "every leaf read as the first array",
+        'return f"a{positions[id(node.array)]}[i]"',
+        'return "a0[i]"',
+    ),
+    # -- 8.9 (bonus) cross-entropy fused
+    Mutant(
+        "8.9", "no max subtracted: exp of a logit of 1e4 overflows",
+        "e = math.exp(logits[i, j] - largest)",
+        "e = math.exp(logits[i, j])",
+    ),
+    Mutant(
+        "8.9", "the target's 1 not taken off the gradient",
+        "grad[i, targets[i]] -= 1.0",
+        "grad[i, targets[i]] -= 0.0",
+    ),
+    Mutant(
+        "8.9", "the loss without the max added back",
+        "losses[i] = math.log(total) + largest - logits[i, targets[i]]",
+        "losses[i] = math.log(total) - logits[i, targets[i]]",
     ),
 ]
