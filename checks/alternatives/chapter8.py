@@ -321,4 +321,73 @@ ALTERNATIVES = [
         """,
         within="cuda_matmul.kernel",
     ),
+    Mutant(
+        "8.7", "the generator's state copied as a dict, the forward run under no_grad",
+        WHOLE_REGION,
+        """
+        rng_state = None
+        if preserve_rng_state:
+            rng_state = dict(default_generator().bit_generator.state)
+        with no_grad():
+            out = function(*args, **kwargs)
+        """,
+        within="checkpoint",
+    ),
+    Mutant(
+        "8.7", "the rerun on new tensors over the same data, gradients collected in a loop",
+        WHOLE_REGION,
+        """
+        bits = default_generator().bit_generator
+        saved = bits.state
+        if ctx.rng_state is not None:
+            bits.state = ctx.rng_state
+        copies = [Tensor(a.data, requires_grad=a.requires_grad) if isinstance(a, Tensor) else a
+                  for a in ctx.inputs]
+        with enable_grad():
+            out = ctx.function(*copies, **ctx.kwargs)
+        bits.state = saved
+        if out.requires_grad:
+            out.backward(grad)
+        grads = []
+        for copy in copies:
+            grads.append(copy.grad if isinstance(copy, Tensor) and copy.requires_grad else None)
+        return tuple(grads)
+        """,
+        within="Checkpoint.backward",
+    ),
+    Mutant(
+        "8.8", "the texts of the inputs first, then the template",
+        WHOLE_REGION,
+        """
+        if node.op == "const":
+            return f"{node.value!r}"
+        if node.op == "leaf":
+            return "a%d[i]" % positions[id(node.array)]
+        parts = [expression_source(child, positions) for child in node.inputs]
+        return TEMPLATES[node.op][1].format(*parts)
+        """,
+    ),
+    Mutant(
+        "8.9", "log-sum-exp first, the gradient as exp(z - lse)",
+        WHOLE_REGION,
+        """
+        rows, size = logits.shape
+        losses = np.empty(rows, logits.dtype)
+        grad = np.empty_like(logits)
+        for i in prange(rows):
+            m = logits[i, 0]
+            for j in range(size):
+                m = max(m, logits[i, j])
+            s = 0.0
+            for j in range(size):
+                s += math.exp(logits[i, j] - m)
+            lse = m + math.log(s)
+            for j in range(size):
+                grad[i, j] = math.exp(logits[i, j] - lse)
+            t = targets[i]
+            grad[i, t] -= 1.0
+            losses[i] = lse - logits[i, t]
+        return losses, grad
+        """,
+    ),
 ]

@@ -14,6 +14,9 @@ _rng = np.random.default_rng(20261202)
 
 
 def randomized(value):
+    if isinstance(value, str) and len(set(value)) > 1:
+        # a text (decoded characters, a kernel's source): the same characters, shuffled
+        return "".join(_rng.permutation(list(value)))
     if isinstance(value, (bool, int, str, bytes, type(None), set, frozenset)):
         return value
     if isinstance(value, float):

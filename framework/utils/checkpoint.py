@@ -74,3 +74,28 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
     ### BEGIN SOLUTION 8.7
     raise NotImplementedError("Exercise 8.7: Activation checkpointing — see chapters/08_kernels.ipynb, '8.7 Memory: activation checkpointing'")
     ### END SOLUTION
+    return _recorded(out, function, args, kwargs, rng_state)
+
+
+def _recorded(out, function: Callable, args: tuple, kwargs: dict, rng_state) -> Tensor:
+    """The forward's result as a node of the outer graph, whose backward is Checkpoint's; what
+    the backward replays (the function, its inputs, the generator's state) kept on its context,
+    with the inputs' versions (an input changed in place before backward is refused)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"checkpoint: the function returned a {type(out).__name__}; the framework's "
+            "checkpoint takes a function of one output tensor (PyTorch's also takes tuples): "
+            "return one tensor (stack or concatenate them), or checkpoint each output"
+        )
+    if not is_grad_enabled():
+        return out
+    ctx = Context()
+    ctx.function, ctx.inputs, ctx.kwargs, ctx.rng_state = function, args, kwargs, rng_state
+    positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad)
+    parents = tuple(args[i] for i in positions)
+    node = BackwardNode(Checkpoint, ctx, positions, tuple(p.shape for p in parents))
+    node.versions = tuple((a._counter, a._counter.value, a.data, a.grad_fn)
+                          for a in args if isinstance(a, Tensor))
+    result = Tensor._make(out.data, parents, node, "checkpoint")
+    result.requires_grad = True  # parameters inside may need the gradient, inputs or not
+    return result

@@ -89,6 +89,14 @@ def test_randomized_shuffles_integer_arrays_keeping_their_values():
     assert sorted(shuffled.ravel()) == list(range(40)) and not np.array_equal(shuffled, ids)
 
 
+def test_randomized_shuffles_a_text_keeping_its_characters():
+    """A text (a decoded string, 8.8's kernel source) comes back with its characters shuffled."""
+    text = "(a0[i] * a1[i]) + math.exp(a0[i])"
+    shuffled = randomized(text)
+    assert sorted(shuffled) == sorted(text) and shuffled != text
+    assert randomized("aaa") == "aaa" and randomized("") == ""
+
+
 def test_impl_chooses_the_package():
     assert impl_folder("solutions") == ROOT / "solutions"
     assert impl_folder("framework") == ROOT

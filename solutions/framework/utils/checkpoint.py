@@ -89,6 +89,14 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
     rng_state = default_generator().bit_generator.state if preserve_rng_state else None
     with no_grad():
         out = function(*args, **kwargs)
+    ### END SOLUTION
+    return _recorded(out, function, args, kwargs, rng_state)
+
+
+def _recorded(out, function: Callable, args: tuple, kwargs: dict, rng_state) -> Tensor:
+    """The forward's result as a node of the outer graph, whose backward is Checkpoint's; what
+    the backward replays (the function, its inputs, the generator's state) kept on its context,
+    with the inputs' versions (an input changed in place before backward is refused)."""
     if not isinstance(out, Tensor):
         raise TypeError(
             f"checkpoint: the function returned a {type(out).__name__}; the framework's "
@@ -102,10 +110,8 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
     positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad)
     parents = tuple(args[i] for i in positions)
     node = BackwardNode(Checkpoint, ctx, positions, tuple(p.shape for p in parents))
-    # an input changed in place before backward would rerun on other values: refuse, as saved
     node.versions = tuple((a._counter, a._counter.value, a.data, a.grad_fn)
                           for a in args if isinstance(a, Tensor))
     result = Tensor._make(out.data, parents, node, "checkpoint")
     result.requires_grad = True  # parameters inside may need the gradient, inputs or not
     return result
-    ### END SOLUTION
