@@ -10,6 +10,10 @@ it when you are not. By what it serves:
   binary op), `tensor_methods` (`view`, casts, in-place updates), `optimizer` (chapter 4's base
   class; `joined_step`, its one-pass step), `generator` (the shared random generator),
   `reductions` (a fast row maximum);
+- chapter 8: `jit` (Numba, and its CUDA simulator where no GPU is visible), `launch` (the
+  launchers that check a kernel's inputs), `simd` (an `exp` that compiled loops vectorise),
+  `backend` (`framework.set_backend("kernels")`: the fused kernels under F.layer_norm,
+  F.softmax and F.gelu);
 - PyTorch's names: `surface` (`framework.arange`, `framework.float32`, ...), `autograd`
   (`autograd.Function`, `autograd.grad`), `device`, `dims` (`dim=` for `axis=`);
 - the package itself: `lazy` (names that load on first use, and the old paths of moved files).
