@@ -6,7 +6,9 @@ one (`LayerNormFunction`, `Softmax`, `GELU`: several passes over memory) and
 `provided/launch.py`'s fused one (one kernel call each way, its input checks included), taking
 turns step by step. The fused ops run on Numba's threads: one, and with two threads or more
 given, the count given too, in the same run, so each kernel's speed-up from the second core is
-measured against itself. NumPy's BLAS (LayerNorm's NumPy forward takes its row means as
+measured against itself. Medians, as every workload, and each side's best time too: on a
+machine busy with other jobs a step that was paused for another process inflates the median,
+and the best is the op's own time. NumPy's BLAS (LayerNorm's NumPy forward takes its row means as
 products) keeps the one thread `memory.tune()` gives it, as in every workload.
 
 Then, with more steps, the training steps of W3 and W5 with `framework.set_backend("kernels")`
@@ -99,10 +101,13 @@ def ops_table(fw, steps: int, warmup: int, counts: list[int]) -> dict[str, dict]
         numpy_pass, fused_pass = contenders(fw, op)
         runs = {"numpy": at_threads(jit, 1, numpy_pass)}
         runs.update({f"fused {n}": at_threads(jit, n, fused_pass) for n in counts})
-        timed = floors.interleaved_ms(runs, steps, warmup)
-        difference = largest_difference(timed["numpy"][1][-1], timed[f"fused {counts[0]}"][1][-1])
-        table[op] = {"numpy_ms": timed["numpy"][0], "difference": difference,
-                     **{f"fused_{n}_ms": timed[f"fused {n}"][0] for n in counts}}
+        results = {name: [run() for _ in range(warmup)] for name, run in runs.items()}
+        seconds = floors.take_turns(runs, steps, results)
+        difference = largest_difference(results["numpy"][-1], results[f"fused {counts[0]}"][-1])
+        table[op] = {"difference": difference}
+        for name, key in [("numpy", "numpy")] + [(f"fused {n}", f"fused_{n}") for n in counts]:
+            table[op][key + "_ms"] = floors.median_of(seconds[name])
+            table[op][key + "_best_ms"] = 1000 * min(seconds[name])
     jit.set_num_threads(counts[-1])
     return table
 
@@ -177,7 +182,9 @@ def run(fw, steps: int, warmup: int) -> dict:
         if given > 1:
             line += (f", {given} threads {r[top]:.3f} ms ({r['fused_1_ms'] / r[top]:.2f}× its one "
                      f"thread; target ≥ {SCALING}× on a quiet machine)")
-        result["notes"].append(line + f"; largest difference {r['difference']:.1e}")
+        best = (f"best of each: NumPy {r['numpy_best_ms']:.3f}, fused "
+                + ", ".join(f"{r[f'fused_{n}_best_ms']:.3f} ms at {n}" for n in counts))
+        result["notes"].append(line + f"; {best}; largest difference {r['difference']:.1e}")
     if quick:
         return result
     for workload, (numpy_ms, kernels_ms) in backend_steps(fw, max(steps, 20), 3).items():

@@ -352,20 +352,21 @@ def layer_norm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps:
     y = np.empty_like(x)
     mean = np.empty(rows, x.dtype)
     rstd = np.empty(rows, x.dtype)
+    f = x.dtype.type  # sums and all in x's dtype: float32 runs 8 lanes at once, float64 4
     for i in prange(rows):
-        total = 0.0  # float64 sums; the elementwise work in x's dtype
+        total = f(0.0)
         for j in range(size):
             total += x[i, j]
-        mean[i] = total / size
-        mu = mean[i]
-        squares = 0.0
+        mu = total / f(size)
+        squares = f(0.0)  # about the mean: no cancellation where |μ| is much larger than σ
         for j in range(size):
             d = x[i, j] - mu
             squares += d * d
-        rstd[i] = 1.0 / math.sqrt(squares / size + eps)
-        r = rstd[i]
+        r = f(1.0) / math.sqrt(squares / f(size) + f(eps))
         for j in range(size):
             y[i, j] = (x[i, j] - mu) * r * weight[j] + bias[j]
+        mean[i] = mu
+        rstd[i] = r
     return y, mean, rstd
     ### END SOLUTION
 
