@@ -270,13 +270,9 @@ def matmul_kernel(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 # -- 8.5 Fused kernels: one pass per row ---------------------------------------------------------
 
-#: How the fused kernels compile. `error_model="numpy"`: a division by zero gives inf, as in
-#: NumPy, instead of a check before every division (a branch that stops the compiler from
-#: vectorising a loop). `fastmath` "reassoc" lets a sum be added in any order, so that a row's
-#: sum runs 4 or 8 lanes at once (without it each addition waits for the one before), and
-#: "contract" lets a·b + c be one fused multiply-add. Not "nnan"/"ninf": nan and inf still
-#: behave as IEEE says. The constants are cast to the array's dtype (`x.dtype.type(c)`): a
-#: float32 kernel that touches a Python float computes in float64, at half the lanes.
+#: error_model="numpy": x/0 is inf, not a check per division (a branch that stops vectorising);
+#: fastmath "reassoc": sums in any order, 4-8 lanes at once; "contract": fused multiply-adds.
+#: Constants are cast to x's dtype (x.dtype.type(c)): a Python float makes float32 float64.
 FUSED = dict(parallel=True, cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
 
 

@@ -76,32 +76,31 @@ def _fused(op, *args):
         return None
 
 
-def layer_norm(x, weight, bias, size: int, eps: float):
-    """The fused LayerNorm of x over its last axis, or None where it does not apply."""
-    if _launch is None or weight is None or bias is None:
-        return None
-    a, w, b = _array(x), _array(weight), _array(bias)
-    if not _fits(a, w, b) or a.ndim == 0 or a.shape[-1] != size or w.shape != (size,) \
-            or b.shape != (size,):
-        return None
-    return _fused(_launch.layer_norm, x, weight, bias, eps)
+def layer_norm(x, weight, bias, size: int, eps: float, numpy_op):
+    """The fused LayerNorm of x over its last axis, or numpy_op's where it does not apply."""
+    fused = None
+    if _launch is not None and weight is not None and bias is not None:
+        a, w, b = _array(x), _array(weight), _array(bias)
+        if _fits(a, w, b) and a.ndim and a.shape[-1] == size and w.shape == b.shape == (size,):
+            fused = _fused(_launch.layer_norm, x, weight, bias, eps)
+    return numpy_op(x, weight, bias, size, eps=eps) if fused is None else fused
 
 
-def softmax(x, axis: int):
-    """The fused softmax of x along `axis`, or None where it does not apply (another axis)."""
-    if _launch is None:
-        return None
-    a = _array(x)
-    if not _fits(a) or a.ndim == 0 or axis not in (-1, a.ndim - 1):
-        return None
-    return _fused(_launch.softmax, x)
+def softmax(x, axis: int, numpy_op):
+    """The fused softmax of x along `axis`, or numpy_op's where it does not apply (another
+    axis)."""
+    fused = None
+    if _launch is not None:
+        a = _array(x)
+        if _fits(a) and a.ndim and axis in (-1, a.ndim - 1):
+            fused = _fused(_launch.softmax, x)
+    return numpy_op(x, axis=axis) if fused is None else fused
 
 
-def gelu(x):
-    """The fused GELU of x, or None where it does not apply."""
-    if _launch is None:
-        return None
-    return _fused(_launch.gelu, x) if _fits(_array(x)) else None
+def gelu(x, numpy_op):
+    """The fused GELU of x, or numpy_op's where it does not apply."""
+    fused = _fused(_launch.gelu, x) if _launch is not None and _fits(_array(x)) else None
+    return numpy_op(x) if fused is None else fused
 
 
 __all__ = ["BACKENDS", "get_backend", "set_backend"]

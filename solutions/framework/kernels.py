@@ -333,13 +333,9 @@ def matmul_kernel(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 # -- 8.5 Fused kernels: one pass per row ---------------------------------------------------------
 
-#: How the fused kernels compile. `error_model="numpy"`: a division by zero gives inf, as in
-#: NumPy, instead of a check before every division (a branch that stops the compiler from
-#: vectorising a loop). `fastmath` "reassoc" lets a sum be added in any order, so that a row's
-#: sum runs 4 or 8 lanes at once (without it each addition waits for the one before), and
-#: "contract" lets a·b + c be one fused multiply-add. Not "nnan"/"ninf": nan and inf still
-#: behave as IEEE says. The constants are cast to the array's dtype (`x.dtype.type(c)`): a
-#: float32 kernel that touches a Python float computes in float64, at half the lanes.
+#: error_model="numpy": x/0 is inf, not a check per division (a branch that stops vectorising);
+#: fastmath "reassoc": sums in any order, 4-8 lanes at once; "contract": fused multiply-adds.
+#: Constants are cast to x's dtype (x.dtype.type(c)): a Python float makes float32 float64.
 FUSED = dict(parallel=True, cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
 
 
@@ -379,9 +375,8 @@ def layer_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray, mea
     ### BEGIN SOLUTION 8.5
     rows, size = x.shape
     dx = np.empty_like(x)
-    # ∂w and ∂b: each block of `block` rows adds into its own row of partial sums while its
-    # rows are in the cache (one thread a block: no two threads add into the same total), and
-    # the partial sums are added at the end; the blocks do not depend on the thread count
+    # ∂w, ∂b: each block of rows adds into its own partial sums while its rows are in the cache
+    # (one thread a block, none adds into another's), and the partials are added at the end
     block = 32
     blocks = (rows + block - 1) // block
     part_w = np.zeros((blocks, size), x.dtype)
@@ -427,7 +422,7 @@ def softmax_forward(x: np.ndarray) -> np.ndarray:
             largest = max(largest, x[i, j])
         for j in range(size):  # provided/simd.py's exp: 8 lanes at once, math.exp 1
             y[i, j] = exp(x[i, j] - largest)
-        total = 0.0  # a loop of its own: a float64 sum inside the exp loop halved its lanes
+        total = 0.0  # a loop of its own: a float64 sum in the exp loop halved its lanes
         for j in range(size):
             total += y[i, j]
         scale = x.dtype.type(1.0 / total)
@@ -461,9 +456,8 @@ GELU_C = math.sqrt(2 / math.pi)
 def gelu_forward(x: np.ndarray) -> np.ndarray:
     """GELU's tanh form on a 1-D x: y = x/2 · (1 + tanh u), u = √(2/π) · (x + 0.044715 x³)."""
     ### BEGIN SOLUTION 8.5
-    # (1 + tanh u)/2 = σ(2u) = 1/(1 + e^(-2u)): the same function with provided/simd.py's exp
-    # (math.tanh is a library call per element, 8 times slower here than NumPy's), and no
-    # 1 + tanh u that cancels to a few digits where u is very negative
+    # (1 + tanh u)/2 = σ(2u) = 1/(1 + e^(-2u)): provided/simd.py's exp vectorises (math.tanh is a
+    # call per element), and no 1 + tanh u cancels to a few digits where u is very negative
     y = np.empty_like(x)
     f = x.dtype.type
     k, a, one, top = f(-2 * GELU_C), f(0.044715), f(1.0), f(80.0)
