@@ -8,7 +8,7 @@ PY := .venv/bin/python
 endif
 PYTHON3 ?= python3
 
-.PHONY: setup lab check student test sweep bench notebooks use-reference autograder test-matrix
+.PHONY: setup lab check student test sweep bench gpu-check notebooks use-reference autograder test-matrix
 
 setup:
 	$(PYTHON3) -m checks.tools.setup
@@ -43,6 +43,10 @@ sweep:
 
 bench:
 	$(PY) -m checks.tools.bench
+
+# chapter 8's CUDA kernels on a real GPU, timed; one line and exit 0 where none is visible
+gpu-check:
+	$(PY) -m checks.tools.gpu_check
 
 autograder:
 	$(PY) -m checks.tools.autograder

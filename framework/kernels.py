@@ -8,10 +8,8 @@ over every core (8.3; Numba's `@njit(parallel=True)`, `prange`). A matrix produc
 it reuses what sits in the cache, tile by tile (8.4). And a chain of small passes (LayerNorm's
 mean, variance, scale, shift) costs memory traffic that one fused pass per row avoids (8.5).
 8.6 writes kernels for a GPU with `numba.cuda`: grid, blocks, threads, shared memory and
-barriers; without a GPU they run in Numba's simulator (`provided/jit.py`).
-
-Every kernel here works on NumPy arrays; the provided launchers (`provided/launch.py`)
-check their inputs, allocate their outputs and make tensors of them.
+barriers; without a GPU they run in Numba's simulator (`provided/jit.py`). The kernels work on
+NumPy arrays; `provided/launch.py` checks their inputs and allocates their outputs.
 """
 
 from __future__ import annotations
@@ -21,7 +19,8 @@ import operator
 
 import numpy as np
 
-from .provided.jit import cuda, from_dtype, njit, prange
+from .provided.jit import FUSED, cuda, from_dtype, njit, prange
+from .provided.simd import exp
 from .provided.strided import StridedBase, axis_keys
 
 Shape = tuple[int, ...]
@@ -204,8 +203,9 @@ def matmul_kernel(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 # -- 8.5 Fused kernels: one pass per row ---------------------------------------------------------
 
+# FUSED (provided/jit.py) lets loops vectorise; constants in x's dtype keep float32 float32.
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def layer_norm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float):
     """Per row of x (M, D): μ, σ² (biased), r = 1/√(σ² + ε), y = (x - μ) · r · w + b.
     Returns (y (M, D) in x's dtype, mean (M,), rstd (M,)): what the backward needs."""
@@ -214,7 +214,7 @@ def layer_norm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps:
     ### END SOLUTION
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def layer_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray, mean: np.ndarray,
                         rstd: np.ndarray):
     """With x̂ = (x - μ) · r and ĝ = g · w, per row: ∂x = r · (ĝ - mean(ĝ) - x̂ · mean(ĝ · x̂));
@@ -224,7 +224,7 @@ def layer_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray, mea
     ### END SOLUTION
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def softmax_forward(x: np.ndarray) -> np.ndarray:
     """y = exp(x - max) / Σ exp(x - max) per row of x (M, D), in x's dtype."""
     ### BEGIN SOLUTION 8.5
@@ -232,7 +232,7 @@ def softmax_forward(x: np.ndarray) -> np.ndarray:
     ### END SOLUTION
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def softmax_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     """∂x = y · (g - Σ_j g_j y_j) per row, from the forward's output y (M, D)."""
     ### BEGIN SOLUTION 8.5
@@ -243,7 +243,7 @@ def softmax_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
 GELU_C = math.sqrt(2 / math.pi)
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def gelu_forward(x: np.ndarray) -> np.ndarray:
     """GELU's tanh form on a 1-D x: y = x/2 · (1 + tanh u), u = √(2/π) · (x + 0.044715 x³)."""
     ### BEGIN SOLUTION 8.5
@@ -251,7 +251,7 @@ def gelu_forward(x: np.ndarray) -> np.ndarray:
     ### END SOLUTION
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def gelu_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     """∂x = g · ((1 + tanh u)/2 + x/2 · (1 - tanh² u) · √(2/π) · (1 + 3 · 0.044715 x²)), 1-D."""
     ### BEGIN SOLUTION 8.5
@@ -298,14 +298,11 @@ def cuda_block_sum(threads: int, dtype=np.float32):
 
 
 def cuda_matmul(tile: int, dtype=np.float32):
-    """A CUDA kernel out = a @ b (a (N, K), b (K, M), out (N, M)) with tile × tile blocks.
-
-    Thread (ty, tx) of block (by, bx) computes out[by·tile + ty, bx·tile + tx]. The block walks
-    the K axis a tile at a time: each thread loads one element of a's tile and one of b's into
-    shared memory (0 past the edges), the block waits until all are loaded, every thread adds
-    its row-times-column of the two tiles, and the block waits again before the next load.
-    The arrays hold `dtype`.
-    """
+    """A CUDA kernel out = a @ b (a (N, K), b (K, M), out (N, M), of `dtype`), tile × tile blocks:
+    thread (ty, tx) of block (by, bx) computes out[by·tile + ty, bx·tile + tx], walking K a tile
+    at a time: each thread loads one element of a's tile and one of b's into shared memory (0
+    past the edges), the block waits, every thread adds its row times column of the two tiles,
+    and the block waits again before the next load."""
     element = from_dtype(np.dtype(dtype))
 
     @cuda.jit

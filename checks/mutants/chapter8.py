@@ -145,13 +145,13 @@ MUTANTS = [
     # -- 8.5 fused kernels
     Mutant(
         "8.5", "LayerNorm's variance unbiased (÷ (D - 1))",
-        "squares / size + eps",
-        "squares / max(size - 1, 1) + eps",
+        "r = f(1.0) / math.sqrt(squares / f(size) + f(eps))",
+        "r = f(1.0) / math.sqrt(squares / f(max(size - 1, 1)) + f(eps))",
     ),
     Mutant(
         "8.5", "ε added outside the square root",
-        "r = 1.0 / math.sqrt(squares / size + eps)",
-        "r = 1.0 / (math.sqrt(squares / size) + eps)",
+        "r = f(1.0) / math.sqrt(squares / f(size) + f(eps))",
+        "r = f(1.0) / (math.sqrt(squares / f(size)) + f(eps))",
     ),
     Mutant(
         "8.5", "LayerNorm's ∂x without the mean(ĝ) term",
@@ -160,8 +160,8 @@ MUTANTS = [
     ),
     Mutant(
         "8.5", "∂w sums g·(x - μ), not g·x̂",
-        "sum_gx += grad[i, j] * (x[i, j] - mean[i]) * rstd[i]",
-        "sum_gx += grad[i, j] * (x[i, j] - mean[i])",
+        "part_w[b, j] += g * x_hat",
+        "part_w[b, j] += g * (x[i, j] - mu)",
     ),
     Mutant(
         "8.5", "a fused backward reusing a buffer still to be read: ∂x written into grad",
@@ -172,18 +172,18 @@ MUTANTS = [
     ),
     Mutant(
         "8.5", "softmax without subtracting the row's max",
-        "e = math.exp(x[i, j] - largest)",
-        "e = math.exp(x[i, j])",
+        "y[i, j] = exp(x[i, j] - largest)",
+        "y[i, j] = exp(x[i, j])",
     ),
     Mutant(
         "8.5", "softmax's backward sums g, not g·y",
-        "dot += grad[i, j] * y[i, j]",
-        "dot += grad[i, j]",
+        "total += grad[i, j] * y[i, j]",
+        "total += grad[i, j]",
     ),
     Mutant(
         "8.5", "GELU with x² where the tanh form has x³",
-        "y[i] = 0.5 * v * (1.0 + math.tanh(GELU_C * (v + 0.044715 * v * v * v)))",
-        "y[i] = 0.5 * v * (1.0 + math.tanh(GELU_C * (v + 0.044715 * v * v)))",
+        "y[i] = v / (one + exp(min(k * (v + a * v * v * v), top)))",
+        "y[i] = v / (one + exp(min(k * (v + a * v * v), top)))",
     ),
     # -- 8.6 GPU kernels
     Mutant(

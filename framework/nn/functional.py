@@ -13,6 +13,7 @@ import numpy as np
 
 from ..function import Function, unwrap
 from ..ops import ReLU, Sigmoid, Tanh, stable_sigmoid
+from ..provided import backend
 from ..provided.dims import accepts_dim
 from ..tensor import Tensor
 
@@ -66,10 +67,9 @@ class GELU(Function):
     ∂c/∂x = (1 + tanh u)/2 + x/2 · (1 - tanh² u) · √(2/π)(1 + 3 · 0.044715x²).
     """
 
-    # One pass a line, in place after the first, over a block of the flattened array at a time:
-    # as one expression the forward made ten passes and new arrays (1.6× slower, the backward
-    # 1.8×); over the whole array, each pass found it out of the core's cache (W5's (768, 512)
-    # activations: 0.63 ms forward and 0.79 backward, against 0.5 and 0.6 block by block).
+    # One pass a line, in place after the first, a block of the flattened array at a time: one
+    # expression made ten passes and new arrays (1.6× slower, backward 1.8×); whole-array passes
+    # missed the cache (W5's (768, 512): 0.63/0.79 ms forward/backward, blocks 0.5/0.6).
 
     @staticmethod
     def forward(ctx, x):
@@ -114,7 +114,7 @@ class GELU(Function):
 
 def gelu(x: Tensor) -> Tensor:
     """GELU in its tanh form (GPT-2's, PyTorch's approximate="tanh")."""
-    return GELU.apply(x)
+    return backend.gelu(x, GELU.apply)  # or chapter 8's kernel, under set_backend("kernels")
 
 
 # -- the Linear layer's op -------------------------------------------------------------------------
@@ -207,7 +207,7 @@ def _softmax_axis(op: str, x: Tensor, axis: int | None) -> int:
 def softmax(x: Tensor, axis: int | None = None) -> Tensor:
     """Probabilities along `axis` (also `dim=`; default: the last of ≤ 2 axes): non-negative,
     summing to 1."""
-    return Softmax.apply(x, axis=_softmax_axis("softmax", x, axis))
+    return backend.softmax(x, _softmax_axis("softmax", x, axis), Softmax.apply)  # or chapter 8's
 
 
 @accepts_dim

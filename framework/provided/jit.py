@@ -41,6 +41,11 @@ except ImportError as error:  # pragma: no cover - depends on the machine
 
 simulating: bool = bool(numba.config.ENABLE_CUDASIM)
 
+#: Chapter 8's fused kernels' options. error_model="numpy": x/0 is inf, not a check per
+#: division (a branch that stops vectorising); fastmath "reassoc": sums in any order, 4-8 lanes
+#: at once; "contract": fused multiply-adds.
+FUSED = dict(parallel=True, cache=True, error_model="numpy", fastmath={"reassoc", "contract"})
+
 
 def require_cuda(op: str) -> None:
     """Refuse, in words, a GPU launch that has neither a GPU nor the simulator."""
@@ -65,5 +70,5 @@ def get_num_threads() -> int:
     return numba.get_num_threads()
 
 
-__all__ = ["cuda", "from_dtype", "get_num_threads", "gpu_visible", "njit", "prange", "require_cuda",
+__all__ = ["FUSED", "cuda", "from_dtype", "get_num_threads", "gpu_visible", "njit", "prange", "require_cuda",
            "set_num_threads", "simulating"]

@@ -17,7 +17,8 @@ one import finder, which answers only for the module paths of files that moved
 makes training steps faster for the whole process: freed memory kept for reuse (a malloc
 setting, on Linux only), a cycle collector that scans less often (the framework's graphs hold
 no cycles) and one BLAS thread (a second one crawls on a busy machine for products of the
-course's sizes).
+course's sizes). `set_backend("kernels")` runs F.layer_norm, F.softmax and F.gelu by chapter 8's
+fused kernels (`provided/backend.py`; it imports Numba, nothing else here does).
 """
 
 from .provided.lazy import attach, keep_old_paths
@@ -44,6 +45,7 @@ __all__, __getattr__, __dir__ = attach(
         "autodiff": ["Value", "backpropagate", "enable_grad", "is_grad_enabled", "no_grad",
                      "numerical_derivative", "set_grad_enabled", "topological_order"],
         "provided.generator": ["Generator", "default_generator", "manual_seed"],
+        "provided.backend": ["get_backend", "set_backend"],
         "nn": ["load", "save"],
         "provided.surface": [
             "add", "amax", "amin", "arange", "argmax", "argmin", "cat", "clamp", "clip", "clone",

@@ -8,10 +8,8 @@ over every core (8.3; Numba's `@njit(parallel=True)`, `prange`). A matrix produc
 it reuses what sits in the cache, tile by tile (8.4). And a chain of small passes (LayerNorm's
 mean, variance, scale, shift) costs memory traffic that one fused pass per row avoids (8.5).
 8.6 writes kernels for a GPU with `numba.cuda`: grid, blocks, threads, shared memory and
-barriers; without a GPU they run in Numba's simulator (`provided/jit.py`).
-
-Every kernel here works on NumPy arrays; the provided launchers (`provided/launch.py`)
-check their inputs, allocate their outputs and make tensors of them.
+barriers; without a GPU they run in Numba's simulator (`provided/jit.py`). The kernels work on
+NumPy arrays; `provided/launch.py` checks their inputs and allocates their outputs.
 """
 
 from __future__ import annotations
@@ -21,7 +19,8 @@ import operator
 
 import numpy as np
 
-from .provided.jit import cuda, from_dtype, njit, prange
+from .provided.jit import FUSED, cuda, from_dtype, njit, prange
+from .provided.simd import exp
 from .provided.strided import StridedBase, axis_keys
 
 Shape = tuple[int, ...]
@@ -267,8 +266,9 @@ def matmul_kernel(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 # -- 8.5 Fused kernels: one pass per row ---------------------------------------------------------
 
+# FUSED (provided/jit.py) lets loops vectorise; constants in x's dtype keep float32 float32.
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def layer_norm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float):
     """Per row of x (M, D): μ, σ² (biased), r = 1/√(σ² + ε), y = (x - μ) · r · w + b.
     Returns (y (M, D) in x's dtype, mean (M,), rstd (M,)): what the backward needs."""
@@ -277,16 +277,17 @@ def layer_norm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps:
     y = np.empty_like(x)
     mean = np.empty(rows, x.dtype)
     rstd = np.empty(rows, x.dtype)
+    f = x.dtype.type  # sums and all in x's dtype: float32 runs 8 lanes at once, float64 4
     for i in prange(rows):
-        total = 0.0
+        total = f(0.0)
         for j in range(size):
             total += x[i, j]
-        mu = total / size
-        squares = 0.0
+        mu = total / f(size)
+        squares = f(0.0)  # about the mean: no cancellation where |μ| is much larger than σ
         for j in range(size):
             d = x[i, j] - mu
             squares += d * d
-        r = 1.0 / math.sqrt(squares / size + eps)
+        r = f(1.0) / math.sqrt(squares / f(size) + f(eps))
         for j in range(size):
             y[i, j] = (x[i, j] - mu) * r * weight[j] + bias[j]
         mean[i] = mu
@@ -295,7 +296,7 @@ def layer_norm_forward(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps:
     ### END SOLUTION
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def layer_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray, mean: np.ndarray,
                         rstd: np.ndarray):
     """With x̂ = (x - μ) · r and ĝ = g · w, per row: ∂x = r · (ĝ - mean(ĝ) - x̂ · mean(ĝ · x̂));
@@ -303,30 +304,42 @@ def layer_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray, mea
     ### BEGIN SOLUTION 8.5
     rows, size = x.shape
     dx = np.empty_like(x)
-    for i in prange(rows):
-        sum_g, sum_gx = 0.0, 0.0
-        for j in range(size):
-            g_hat = grad[i, j] * weight[j]
-            sum_g += g_hat
-            sum_gx += g_hat * (x[i, j] - mean[i]) * rstd[i]
-        mean_g, mean_gx = sum_g / size, sum_gx / size
-        for j in range(size):
-            x_hat = (x[i, j] - mean[i]) * rstd[i]
-            dx[i, j] = rstd[i] * (grad[i, j] * weight[j] - mean_g - x_hat * mean_gx)
+    # ∂w, ∂b: each block of rows adds into its own partial sums while its rows are in the cache
+    # (one thread a block, none adds into another's), and the partials are added at the end
+    block = 32
+    blocks = (rows + block - 1) // block
+    part_w = np.zeros((blocks, size), x.dtype)
+    part_b = np.zeros((blocks, size), x.dtype)
+    for b in prange(blocks):
+        for i in range(b * block, min(b * block + block, rows)):
+            mu, r = mean[i], rstd[i]
+            sum_g, sum_gx = 0.0, 0.0
+            for j in range(size):
+                g = grad[i, j]
+                x_hat = (x[i, j] - mu) * r
+                g_hat = g * weight[j]
+                sum_g += g_hat
+                sum_gx += g_hat * x_hat
+                part_w[b, j] += g * x_hat
+                part_b[b, j] += g
+            mean_g, mean_gx = x.dtype.type(sum_g / size), x.dtype.type(sum_gx / size)
+            for j in range(size):
+                x_hat = (x[i, j] - mu) * r
+                dx[i, j] = r * (grad[i, j] * weight[j] - mean_g - x_hat * mean_gx)
     dweight = np.empty(size, x.dtype)
     dbias = np.empty(size, x.dtype)
-    for j in prange(size):  # one thread a column: no two threads add into the same total
-        sum_gx, sum_g = 0.0, 0.0
-        for i in range(rows):
-            sum_gx += grad[i, j] * (x[i, j] - mean[i]) * rstd[i]
-            sum_g += grad[i, j]
-        dweight[j] = sum_gx
-        dbias[j] = sum_g
+    for j in range(size):
+        sum_w, sum_b = 0.0, 0.0
+        for b in range(blocks):
+            sum_w += part_w[b, j]
+            sum_b += part_b[b, j]
+        dweight[j] = sum_w
+        dbias[j] = sum_b
     return dx, dweight, dbias
     ### END SOLUTION
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def softmax_forward(x: np.ndarray) -> np.ndarray:
     """y = exp(x - max) / Σ exp(x - max) per row of x (M, D), in x's dtype."""
     ### BEGIN SOLUTION 8.5
@@ -336,27 +349,29 @@ def softmax_forward(x: np.ndarray) -> np.ndarray:
         largest = x[i, 0]
         for j in range(1, size):
             largest = max(largest, x[i, j])
-        total = 0.0
+        for j in range(size):  # provided/simd.py's exp: 8 lanes at once, math.exp 1
+            y[i, j] = exp(x[i, j] - largest)
+        total = 0.0  # a loop of its own: a float64 sum in the exp loop halved its lanes
         for j in range(size):
-            e = math.exp(x[i, j] - largest)
-            y[i, j] = e
-            total += e
+            total += y[i, j]
+        scale = x.dtype.type(1.0 / total)
         for j in range(size):
-            y[i, j] /= total
+            y[i, j] *= scale
     return y
     ### END SOLUTION
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def softmax_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
     """∂x = y · (g - Σ_j g_j y_j) per row, from the forward's output y (M, D)."""
     ### BEGIN SOLUTION 8.5
     rows, size = y.shape
     dx = np.empty_like(y)
     for i in prange(rows):
-        dot = 0.0
+        total = 0.0
         for j in range(size):
-            dot += grad[i, j] * y[i, j]
+            total += grad[i, j] * y[i, j]
+        dot = y.dtype.type(total)
         for j in range(size):
             dx[i, j] = y[i, j] * (grad[i, j] - dot)
     return dx
@@ -366,28 +381,36 @@ def softmax_backward(grad: np.ndarray, y: np.ndarray) -> np.ndarray:
 GELU_C = math.sqrt(2 / math.pi)
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def gelu_forward(x: np.ndarray) -> np.ndarray:
     """GELU's tanh form on a 1-D x: y = x/2 · (1 + tanh u), u = √(2/π) · (x + 0.044715 x³)."""
     ### BEGIN SOLUTION 8.5
+    # (1 + tanh u)/2 = σ(2u) = 1/(1 + e^(-2u)): provided/simd.py's exp vectorises (math.tanh is a
+    # call per element), and no 1 + tanh u cancels to a few digits where u is very negative
     y = np.empty_like(x)
+    f = x.dtype.type
+    k, a, one, top = f(-2 * GELU_C), f(0.044715), f(1.0), f(80.0)
     for i in prange(x.size):
         v = x[i]
-        y[i] = 0.5 * v * (1.0 + math.tanh(GELU_C * (v + 0.044715 * v * v * v)))
+        y[i] = v / (one + exp(min(k * (v + a * v * v * v), top)))  # e^80: far from overflow
     return y
     ### END SOLUTION
 
 
-@njit(parallel=True, cache=True)
+@njit(**FUSED)
 def gelu_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
     """∂x = g · ((1 + tanh u)/2 + x/2 · (1 - tanh² u) · √(2/π) · (1 + 3 · 0.044715 x²)), 1-D."""
     ### BEGIN SOLUTION 8.5
+    # s = σ(2u) = 1/(1 + e), e = e^(-2u): (1 + tanh u)/2 = s, (1 - tanh² u)/2 = 2s · e·s
     dx = np.empty_like(x)
+    f = x.dtype.type
+    k, a, one, top = f(-2 * GELU_C), f(0.044715), f(1.0), f(80.0)
+    k2, a3 = f(2 * GELU_C), f(3 * 0.044715)
     for i in prange(x.size):
         v = x[i]
-        t = math.tanh(GELU_C * (v + 0.044715 * v * v * v))
-        slope = GELU_C * (1.0 + 3 * 0.044715 * v * v)
-        dx[i] = grad[i] * (0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * slope)
+        e = exp(min(k * (v + a * v * v * v), top))
+        s = one / (one + e)
+        dx[i] = grad[i] * (s + v * s * (e * s) * k2 * (one + a3 * v * v))
     return dx
     ### END SOLUTION
 
@@ -445,14 +468,11 @@ def cuda_block_sum(threads: int, dtype=np.float32):
 
 
 def cuda_matmul(tile: int, dtype=np.float32):
-    """A CUDA kernel out = a @ b (a (N, K), b (K, M), out (N, M)) with tile × tile blocks.
-
-    Thread (ty, tx) of block (by, bx) computes out[by·tile + ty, bx·tile + tx]. The block walks
-    the K axis a tile at a time: each thread loads one element of a's tile and one of b's into
-    shared memory (0 past the edges), the block waits until all are loaded, every thread adds
-    its row-times-column of the two tiles, and the block waits again before the next load.
-    The arrays hold `dtype`.
-    """
+    """A CUDA kernel out = a @ b (a (N, K), b (K, M), out (N, M), of `dtype`), tile × tile blocks:
+    thread (ty, tx) of block (by, bx) computes out[by·tile + ty, bx·tile + tx], walking K a tile
+    at a time: each thread loads one element of a's tile and one of b's into shared memory (0
+    past the edges), the block waits, every thread adds its row times column of the two tiles,
+    and the block waits again before the next load."""
     element = from_dtype(np.dtype(dtype))
 
     @cuda.jit

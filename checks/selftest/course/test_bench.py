@@ -1,6 +1,7 @@
 """The benchmark workloads: quick runs work, and each floor is the framework's own math."""
 
 import gc
+import importlib
 
 import numpy as np
 import pytest
@@ -121,6 +122,34 @@ def test_bench_quick_runs_every_workload_without_torch(without_torch, capsys, mo
         row = next(line for line in out.splitlines() if line.startswith(name))
         assert "not " not in row and "—" in row  # timed, no floor or PyTorch in quick mode
     assert "not implemented" not in out and "not in this framework" not in out
+    # W6: the fused ops against NumPy's, each op a line; Numba is installed here
+    assert next(line for line in out.splitlines() if line.startswith("W6"))
+    for op in ("LayerNorm (768, 128)", "softmax (3072, 64)", "GELU (768, 512)"):
+        assert op in out
+
+
+def test_w6_times_each_fused_op_against_numpys_with_the_same_results():
+    pytest.importorskip("numba")
+    from checks.benchmarks import w6_fused
+
+    result = w6_fused.run(fw, steps=2, warmup=0)
+    assert set(result["ops"]) == {"LayerNorm", "softmax", "GELU"} and result["no_loss"]
+    for op in result["ops"].values():
+        assert op["numpy_ms"] > 0 and op["fused_1_ms"] > 0 and op["difference"] < 1e-4
+
+
+def test_w6_without_numba_is_skipped_with_a_line(monkeypatch):
+    from checks.benchmarks import w6_fused
+
+    real_import = importlib.import_module
+
+    def no_numba(name, *args):
+        if name == "numba":
+            raise ImportError("no numba here")
+        return real_import(name, *args)
+
+    monkeypatch.setattr(w6_fused.importlib, "import_module", no_numba)
+    assert "Numba is not installed" in w6_fused.run(fw, steps=2, warmup=0)["skipped"]
 
 
 def test_the_loss_agreement_is_the_largest_relative_difference():

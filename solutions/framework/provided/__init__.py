@@ -12,7 +12,9 @@ it when you are not. By what it serves:
   step), `generator` (the shared random generator), `reductions` (a fast row maximum);
 - chapter 8's machine: `jit` (Numba, and its CUDA simulator where no GPU is visible),
   `strided` (what a strided array checks and shows), `launch` (what stands between a caller
-  and your kernels: input checks, outputs, compiled-kernel caches, the fused autograd ops);
+  and your kernels: input checks, outputs, compiled-kernel caches, the fused autograd ops),
+  `simd` (an `exp` that compiled loops vectorise), `backend` (`framework.set_backend("kernels")`:
+  the fused kernels under F.layer_norm, F.softmax and F.gelu);
 - PyTorch's names: `surface` (`framework.arange`, `framework.float32`, ...), `autograd`
   (`autograd.Function`, `autograd.grad`), `device`, `dims` (`dim=` for `axis=`);
 - the package itself: `lazy` (names that load on first use, and the old paths of moved files).
