@@ -686,9 +686,9 @@ EXERCISES = [
         "8.5 Fusion: one pass per row",
         "Check each formula against chapter 5's: LayerNorm's variance is biased (divided by D) "
         "and r = 1/√(σ² + ε); ∂x = r·(ĝ - mean ĝ - x̂·mean(ĝ·x̂)) with ĝ = g·w; ∂w and ∂b sum "
-        "over ROWS (one thread per column, never += from several threads); softmax subtracts "
-        "the row's max before exp; GELU is the tanh form. The section named below has folded "
-        "hints, from the idea to the code.",
+        "over ROWS, never += into one total from several threads (a thread per column, or "
+        "partial sums per block of rows); softmax subtracts the row's max before exp; GELU is "
+        "the tanh form. The section named below has folded hints, from the idea to the code.",
         time_limit=120.0,
     ),
     Exercise(
