@@ -16,6 +16,18 @@ fw = framework()
 kernels = importlib.import_module(f"{fw.__name__}.kernels")
 
 seeds = st.integers(0, 2**32 - 1)
+_built: dict = {}
+
+
+def built(factory, *arguments):
+    """factory(*arguments), made once per process: every call of one kernel reuses its
+    compilation (a parallel kernel costs about a second to compile)."""
+    key = (factory.__name__, *arguments)
+    if key not in _built:
+        _built[key] = factory(*arguments)
+    return _built[key]
+
+
 SENTINEL = -777.25  # what an out storage holds where no element of the view lives
 
 

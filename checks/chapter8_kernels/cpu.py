@@ -21,6 +21,7 @@ from numba import njit
 from checks.chapter8_kernels.common import (
     SENTINEL,
     Layout,
+    built,
     ints,
     kernels,
     layout_for,
@@ -63,14 +64,6 @@ def fold(total, x):
 # the same folds in NumPy, one step for all outputs at once; and each one's start
 FOLDS = {"sum": (add, np.add, 0.0), "max": (largest, np.maximum, -math.inf),
          "acc * 2 + x": (fold, lambda total, x: total * 2.0 + x, 0.5)}
-_compiled: dict = {}
-
-
-def compiled(factory, fn):
-    """factory(fn), built once per process: every call of one kernel reuses its compilation."""
-    if (factory.__name__, fn) not in _compiled:
-        _compiled[factory.__name__, fn] = factory(fn)
-    return _compiled[factory.__name__, fn]
 
 
 def tolerance(dtype) -> dict:
@@ -123,7 +116,7 @@ def run(factory, fn, case: Case):
     inputs = [storage_for(x, case.seed + i, case.dtype) for i, x in enumerate(case.inputs)]
     before = [x.copy() for x in inputs]
     args = [arg for x, layout in zip(inputs, case.inputs) for arg in layout_args(x, layout)]
-    compiled(factory, fn)(out, ints(case.out.shape), ints(case.out.strides), case.out.offset, *args)
+    built(factory, fn)(out, ints(case.out.shape), ints(case.out.strides), case.out.offset, *args)
     for name, x, b in zip("ab", inputs, before):
         unchanged(x, b, name, f"{factory.__name__} with {case!r}")
     return out, [read(x, layout.shape, layout.strides, layout.offset)
@@ -146,7 +139,7 @@ EMPTY = Case(layout_for((2, 0, 3), (3, 3, 1)), (layout_for((2, 0, 3), (0, 1, 2))
 def probe_kernels(fw):
     def mapped():
         out = np.zeros(6)
-        compiled(kernels.tensor_map, affine)(out, ints([2, 3]), ints([3, 1]), 0,
+        built(kernels.tensor_map, affine)(out, ints([2, 3]), ints([3, 1]), 0,
                                              np.arange(6.0), ints([1, 2]), 0)
         return out
 
@@ -207,7 +200,7 @@ def test_reduce_folds_along_one_axis_from_start_in_order(case):
     a = storage_for(layout, case.seed, case.dtype)
     before = a.copy()
     values = read(a, layout.shape, layout.strides, layout.offset)
-    compiled(kernels.tensor_reduce, fn)(
+    built(kernels.tensor_reduce, fn)(
         out, ints(case.out.shape), ints(case.out.strides), case.out.offset, *layout_args(a, layout),
         axis, layout.shape[axis], case.dtype(start))
     expected = np.full(case.out.shape, start)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from numba import cuda
 from numba.cuda.simulator import kernelapi
 
-from checks.chapter8_kernels.common import kernels, seeds
+from checks.chapter8_kernels.common import built, kernels, seeds
 from checks.harness import assert_close, check, probe
 
 _shared_lock = threading.Lock()
@@ -54,14 +54,6 @@ def combine(x, y):
     return x - 2.0 * y
 
 
-_kernels: dict = {}
-
-
-def kernel(factory, *key):
-    """factory(*key), made once per process."""
-    if (factory.__name__,) + key not in _kernels:
-        _kernels[(factory.__name__,) + key] = factory(*key)
-    return _kernels[(factory.__name__,) + key]
 
 
 def launch(compiled, grid, block, *args) -> None:
@@ -102,18 +94,18 @@ def blocks(length: int, threads: int) -> int:
 def probe_gpu(fw):
     def zipped():
         out = np.zeros(5)
-        launch(kernel(kernels.cuda_zip, combine), 2, 4, out, np.arange(5.0), np.ones(5))
+        launch(built(kernels.cuda_zip, combine), 2, 4, out, np.arange(5.0), np.ones(5))
         return out
 
     def summed():
         out = np.zeros(2, np.float32)
-        launch(kernel(kernels.cuda_block_sum, 4, np.float32), 2, 4, out,
+        launch(built(kernels.cuda_block_sum, 4, np.float32), 2, 4, out,
                np.arange(6, dtype=np.float32))
         return out
 
     def product():
         out = np.zeros((3, 2), np.float32)
-        launch(kernel(kernels.cuda_matmul, 2, np.float32), (1, 2), (2, 2), out,
+        launch(built(kernels.cuda_matmul, 2, np.float32), (1, 2), (2, 2), out,
                np.arange(9, dtype=np.float32).reshape(3, 3),
                np.arange(6, dtype=np.float32).reshape(3, 2))
         return out
@@ -134,7 +126,7 @@ def test_cuda_zip_writes_each_element_once_and_nothing_past_the_end(length, thre
     rng = np.random.default_rng(seed)
     a, b = (rng.standard_normal(length).astype(dtype) for _ in range(2))
     out = np.full(length, np.nan, dtype)
-    launch(kernel(kernels.cuda_zip, combine), blocks(length, threads), threads, out, a, b)
+    launch(built(kernels.cuda_zip, combine), blocks(length, threads), threads, out, a, b)
     assert_close(out, a - 2 * b, f"cuda_zip(x - 2y) of {length} elements on "
                  f"{blocks(length, threads)} blocks of {threads} threads ({np.dtype(dtype).name})",
                  rtol=1e-6, atol=1e-6)
@@ -155,7 +147,7 @@ def test_cuda_block_sum_gives_each_blocks_sum(length, threads, dtype, seed):
     a = rng.standard_normal(length).astype(dtype)
     count = blocks(length, threads)
     out = np.full(count, np.nan, dtype)
-    launch(kernel(kernels.cuda_block_sum, threads, dtype), count, threads, out, a)
+    launch(built(kernels.cuda_block_sum, threads, dtype), count, threads, out, a)
     padded = np.concatenate([a.astype(np.float64), np.zeros(count * threads - length)])
     assert_close(out, padded.reshape(count, threads).sum(axis=1),
                  f"cuda_block_sum of {length} elements on {count} blocks of {threads} threads "
@@ -171,7 +163,7 @@ def check_cuda_matmul(n: int, k: int, m: int, tile: int, dtype, seed: int) -> No
     b = rng.standard_normal((k, m)).astype(dtype)
     out = np.full((n, m), np.nan, dtype)
     grid = (blocks(m, tile), blocks(n, tile))
-    launch(kernel(kernels.cuda_matmul, tile, dtype), grid, (tile, tile), out, a, b)
+    launch(built(kernels.cuda_matmul, tile, dtype), grid, (tile, tile), out, a, b)
     assert_close(out, a.astype(np.float64) @ b.astype(np.float64),
                  f"cuda_matmul of a ({n}, {k}) and b ({k}, {m}) ({np.dtype(dtype).name}), tiles "
                  f"{tile}×{tile}, grid {grid}", rtol=1e-5, atol=1e-5)

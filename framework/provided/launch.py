@@ -26,11 +26,12 @@ FLOATS = (np.float32, np.float64)
 _compiled: dict[tuple, Callable] = {}
 
 
-def _kernel(factory: Callable, *key) -> Callable:
-    """factory(*key), compiled once per process."""
-    if (factory.__name__,) + key not in _compiled:
-        _compiled[(factory.__name__,) + key] = factory(*key)
-    return _compiled[(factory.__name__,) + key]
+def _kernel(factory: Callable, *arguments) -> Callable:
+    """factory(*arguments), compiled once per process."""
+    key = (factory.__name__, *arguments)
+    if key not in _compiled:
+        _compiled[key] = factory(*arguments)
+    return _compiled[key]
 
 
 def _parts(x: StridedArray) -> tuple:
@@ -97,7 +98,8 @@ def strided_reduce(fn: Callable, a: StridedArray, axis: int, start: float) -> St
     return out
 
 
-def _float_matrix(op: str, name: str, x, ndim: int = 2) -> np.ndarray:
+def _float_array(op: str, name: str, x, ndim: int = 2) -> np.ndarray:
+    """x, checked: an `ndim`-D float32 or float64 NumPy array, C-contiguous, finite."""
     if not isinstance(x, np.ndarray):
         raise TypeError(f"{op}: {name} must be a NumPy array, not {type(x).__name__}")
     if x.ndim != ndim or x.dtype not in FLOATS:
@@ -112,13 +114,18 @@ def _float_matrix(op: str, name: str, x, ndim: int = 2) -> np.ndarray:
     return x
 
 
+def _matrix_pair(op: str, a, b) -> np.ndarray:
+    """a and b checked as the two factors of a product; returns the product's empty output."""
+    a, b = _float_array(op, "a", a), _float_array(op, "b", b)
+    if a.shape[1] != b.shape[0] or a.dtype != b.dtype:
+        raise ValueError(f"{op}: a {a.shape} {a.dtype} and b {b.shape} {b.dtype}: a's columns "
+                         "must match b's rows, and the dtypes each other")
+    return np.empty((a.shape[0], b.shape[1]), a.dtype)
+
+
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b by the tiled kernel, for C-contiguous float matrices of one dtype."""
-    a, b = _float_matrix("matmul", "a", a), _float_matrix("matmul", "b", b)
-    if a.shape[1] != b.shape[0] or a.dtype != b.dtype:
-        raise ValueError(f"matmul: a {a.shape} {a.dtype} and b {b.shape} {b.dtype}: a's columns "
-                         "must match b's rows, and the dtypes each other")
-    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    out = _matrix_pair("matmul", a, b)
     kernels.matmul_kernel(a, b, out)
     return out
 
@@ -132,20 +139,20 @@ class FusedLayerNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, eps):
         rows = np.ascontiguousarray(x.reshape(-1, x.shape[-1]))
-        _float_matrix("layer_norm", "x", rows)
-        y, mean, rstd = kernels.layer_norm_forward(rows, weight.astype(x.dtype, copy=False),
-                                                   bias.astype(x.dtype, copy=False), eps)
-        ctx.save_for_backward(rows, weight, mean, rstd)
+        _float_array("layer_norm", "x", rows)
+        w = weight.astype(x.dtype, copy=False)  # cast once, for the backward too
+        y, mean, rstd = kernels.layer_norm_forward(rows, w, bias.astype(x.dtype, copy=False), eps)
+        ctx.save_for_backward(rows, w, mean, rstd)
+        ctx.weight_dtype = weight.dtype
         return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad):
-        rows, weight, mean, rstd = ctx.saved_tensors
+        rows, w, mean, rstd = ctx.saved_tensors
         g = np.ascontiguousarray(grad.reshape(rows.shape), rows.dtype)
-        dx, dweight, dbias = kernels.layer_norm_backward(g, rows, weight.astype(rows.dtype),
-                                                         mean, rstd)
-        return (dx.reshape(grad.shape), dweight.astype(weight.dtype, copy=False),
-                dbias.astype(weight.dtype, copy=False), None)
+        dx, dweight, dbias = kernels.layer_norm_backward(g, rows, w, mean, rstd)
+        return (dx.reshape(grad.shape), dweight.astype(ctx.weight_dtype, copy=False),
+                dbias.astype(ctx.weight_dtype, copy=False), None)
 
 
 class FusedSoftmax(Function):
@@ -153,7 +160,7 @@ class FusedSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x):
-        rows = _float_matrix("softmax", "x", np.ascontiguousarray(x.reshape(-1, x.shape[-1])))
+        rows = _float_array("softmax", "x", np.ascontiguousarray(x.reshape(-1, x.shape[-1])))
         y = kernels.softmax_forward(rows)
         ctx.save_for_backward(y)
         return y.reshape(x.shape)
@@ -170,7 +177,7 @@ class FusedGELU(Function):
 
     @staticmethod
     def forward(ctx, x):
-        flat = _float_matrix("gelu", "x", np.ascontiguousarray(x).reshape(-1), ndim=1)
+        flat = _float_array("gelu", "x", np.ascontiguousarray(x).reshape(-1), ndim=1)
         ctx.save_for_backward(flat)
         return kernels.gelu_forward(flat).reshape(x.shape)
 
@@ -199,14 +206,10 @@ def gelu(x):
 # -- GPU -----------------------------------------------------------------------------------------
 
 
-def _gpu_vector(op: str, name: str, x) -> np.ndarray:
-    return _float_matrix(op, name, x, ndim=1)
-
-
 def gpu_zip(fn: Callable, a: np.ndarray, b: np.ndarray, threads: int = 128) -> np.ndarray:
     """fn(a, b) on the GPU, one thread an element, for 1-D float arrays of one length and dtype."""
     require_cuda("gpu_zip")
-    a, b = _gpu_vector("gpu_zip", "a", a), _gpu_vector("gpu_zip", "b", b)
+    a, b = _float_array("gpu_zip", "a", a, 1), _float_array("gpu_zip", "b", b, 1)
     if a.shape != b.shape or a.dtype != b.dtype:
         raise ValueError(f"gpu_zip: a {a.shape} {a.dtype} and b {b.shape} {b.dtype} must have one "
                          "length and one dtype")
@@ -219,7 +222,7 @@ def gpu_zip(fn: Callable, a: np.ndarray, b: np.ndarray, threads: int = 128) -> n
 def gpu_sum(a: np.ndarray, threads: int = 128) -> float:
     """Σ a on the GPU: one partial sum per block, then the partials (few) added here."""
     require_cuda("gpu_sum")
-    a = _gpu_vector("gpu_sum", "a", a)
+    a = _float_array("gpu_sum", "a", a, 1)
     if threads < 1 or threads & (threads - 1):
         raise ValueError(f"gpu_sum: threads={threads}; a block's halving needs a power of two")
     blocks = max(1, -(-a.size // threads))
@@ -231,11 +234,7 @@ def gpu_sum(a: np.ndarray, threads: int = 128) -> float:
 def gpu_matmul(a: np.ndarray, b: np.ndarray, tile: int = 16) -> np.ndarray:
     """a @ b on the GPU by tile × tile blocks with shared memory."""
     require_cuda("gpu_matmul")
-    a, b = _float_matrix("gpu_matmul", "a", a), _float_matrix("gpu_matmul", "b", b)
-    if a.shape[1] != b.shape[0] or a.dtype != b.dtype:
-        raise ValueError(f"gpu_matmul: a {a.shape} {a.dtype} and b {b.shape} {b.dtype}: a's "
-                         "columns must match b's rows, and the dtypes each other")
-    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    out = _matrix_pair("gpu_matmul", a, b)
     grid = (max(1, -(-b.shape[1] // tile)), max(1, -(-a.shape[0] // tile)))
     _kernel(kernels.cuda_matmul, tile, a.dtype.str)[grid, (tile, tile)](out, a, b)
     return out

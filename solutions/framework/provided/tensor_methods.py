@@ -204,8 +204,7 @@ class TensorMethods:
                                lambda a: np.divide(a, unwrap(other), out=a), lambda t: t / other)
 
     def relu_(self) -> TensorMethods:
-        return change_in_place(self, "relu_", (), lambda a: np.maximum(a, 0, out=a),
-                               lambda t: ReLU.apply(t))
+        return change_in_place(self, "relu_", (), lambda a: np.maximum(a, 0, out=a), ReLU.apply)
 
     def clamp_(self, min=None, max=None) -> TensorMethods:  # noqa: A002 (PyTorch's names)
         if min is None and max is None:
