@@ -227,9 +227,11 @@ def release_readme(readme: str) -> str:
 
 def writable(out: Path) -> bool:
     """`out` is new, empty, or an earlier release (which is replaced)."""
-    return (not out.exists() or not any(out.iterdir())
-            or (out / "checks" / "tools" / "release.py").read_text(errors="replace").startswith(
-                '"""Not in this release'))
+    if not out.exists():
+        return True
+    marker = out / "checks" / "tools" / "release.py"  # a release's says it is not in one
+    return out.is_dir() and (not any(out.iterdir()) or (
+        marker.is_file() and marker.read_text(errors="replace").startswith('"""Not in this release')))
 
 
 def write(files: dict[str, bytes], out: Path) -> None:
@@ -250,8 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
     out = args.out.resolve()
-    if out.exists() and not writable(out):
+    if not writable(out):
         print(f"{out} is neither empty nor an earlier release: choose another --out")
+        return 1
+    if not (ROOT / ".git").exists():
+        print(f"{ROOT} is not a git repository: the release is made of its tracked files")
         return 1
     files = release_files()
     found = quotes(files, solution_lines())
