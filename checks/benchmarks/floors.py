@@ -545,7 +545,7 @@ W4_BATCH = 256
 # max pool), then the Linear layer (128 → 10): the CNN of chapter 6, 6,090 parameters
 W4_CONVS, W4_LINEAR = ((1, 16), (16, 32)), (128, 10)
 W4_PARAMETERS = 6_090
-DIGITS = ROOT / "solutions" / "framework" / "provided" / "datasets" / "digits.npz"
+DIGITS = ROOT / "framework" / "provided" / "datasets" / "digits.npz"
 
 
 def w4_data() -> tuple[np.ndarray, np.ndarray]:
