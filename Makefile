@@ -8,7 +8,7 @@ PY := .venv/bin/python
 endif
 PYTHON3 ?= python3
 
-.PHONY: setup lab check student test sweep bench gpu-check notebooks use-reference autograder test-matrix
+.PHONY: setup lab check student test sweep bench gpu-check notebooks use-reference autograder test-matrix release
 
 setup:
 	$(PYTHON3) -m checks.tools.setup
@@ -53,3 +53,7 @@ autograder:
 
 test-matrix:
 	$(PY) -m checks.tools.matrix
+
+# the learner's repository without the answers, as a new git repository: build/release/ (or --out)
+release:
+	$(PY) -m checks.tools.release

@@ -543,7 +543,7 @@ def variants():
 def loop_dilated_conv2d(x, weight, bias, stride, padding, dilation) -> np.ndarray:
     """y[n, o, i, j] = b[o] + Σ_{c,u,v} W[o, c, u, v] · x_padded[n, c, i·sH + d·u, j·sW + d·v]."""
     xp = padded(x, padding)
-    kh, kw = weight.shape[2:]
+    kh, kw = weight.shape[-2:]
     oh = out_size(x.shape[2], dilation * (kh - 1) + 1, stride[0], padding[0])
     ow = out_size(x.shape[3], dilation * (kw - 1) + 1, stride[1], padding[1])
     out = np.zeros((x.shape[0], weight.shape[0], oh, ow))

@@ -176,16 +176,12 @@ def backward_of(node, grad) -> tuple:
 
 def central_difference(f: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6):
     """∂f/∂x for a scalar f of a float64 array, one central difference per element."""
-    x = np.array(x, dtype=np.float64)
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        original = x[index]
-        x[index] = original + eps
-        plus = f(x)
-        x[index] = original - eps
-        minus = f(x)
-        x[index] = original
-        grad[index] = (plus - minus) / (2 * eps)
+    point = np.array(x, dtype=np.float64)
+    grad = np.zeros_like(point)
+    for index in np.ndindex(point.shape):
+        nudge = np.zeros_like(point)
+        nudge[index] = eps
+        grad[index] = (f(point + nudge) - f(point - nudge)) / (2 * eps)
     return grad
 
 

@@ -198,9 +198,9 @@ class W2Floor:
         z -= z.max(axis=1, keepdims=True)
         target = z.ravel()[self.picked]
         e = np.exp(z, out=z)
-        total = e.sum(axis=1, keepdims=True)
-        loss = float(np.log(total).mean() - target.mean())
-        e /= total
+        sums = e.sum(axis=1, keepdims=True)
+        loss = float(np.log(sums).mean() - target.mean())
+        e /= sums
         e -= self.onehot
         e *= 1 / self.n
         # column sums as a product with a ones vector (several times faster than .sum(axis=0))
@@ -392,8 +392,8 @@ def w3_loss(params: dict, src: np.ndarray, tgt_in: np.ndarray, tgt_out: np.ndarr
         y = y + attention(f"decoder.{i}.cross_attn", norm(f"decoder.{i}.norm2", y), memory, False)
         y = y + feed_forward(f"decoder.{i}", norm(f"decoder.{i}.norm3", y))
     logits = linear("output", norm("decoder.norm", y)).reshape(-1, VOCAB)
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    centred = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = centred - np.log(np.exp(centred).sum(axis=1, keepdims=True))
     return float(-log_probs[np.arange(len(logits)), tgt_out.ravel()].mean())
 
 
@@ -545,7 +545,7 @@ W4_BATCH = 256
 # max pool), then the Linear layer (128 → 10): the CNN of chapter 6, 6,090 parameters
 W4_CONVS, W4_LINEAR = ((1, 16), (16, 32)), (128, 10)
 W4_PARAMETERS = 6_090
-DIGITS = ROOT / "solutions" / "framework" / "provided" / "datasets" / "digits.npz"
+DIGITS = ROOT / "framework" / "provided" / "datasets" / "digits.npz"
 
 
 def w4_data() -> tuple[np.ndarray, np.ndarray]:

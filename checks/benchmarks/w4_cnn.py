@@ -122,9 +122,9 @@ class W4Floor:
         logits = flat @ W3 + b3
         logits -= logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
-        total = e.sum(axis=1, keepdims=True)
-        loss = float(np.log(total).mean() - logits[np.arange(n), self.y].mean())
-        d = (e / total - self.onehot) / n
+        sums = e.sum(axis=1, keepdims=True)
+        loss = float(np.log(sums).mean() - logits[np.arange(n), self.y].mean())
+        d = (e / sums - self.onehot) / n
         gW3[...], gb3[...] = flat.T @ d, column_sums(d)
         g2 = self.unpool_relu((d @ W3.T).reshape(p2.shape), corners2, top2, p2)
         g2flat = g2.reshape(-1, W2.shape[1])

@@ -63,8 +63,8 @@ def test_cumsum_gradient_counts_the_outputs_each_input_reaches(n):
 
 def logsumexp_formula(a, axis, keepdims):
     a = np.asarray(a, dtype=np.float64)
-    shift = np.max(a, axis=axis, keepdims=True)
-    out = shift + np.log(np.sum(np.exp(a - shift), axis=axis, keepdims=True))
+    peak = a.max(axis=axis, keepdims=True)
+    out = peak + np.log(np.sum(np.exp(a - peak), axis=axis, keepdims=True))
     return out if keepdims else np.squeeze(out, axis=axis)
 
 

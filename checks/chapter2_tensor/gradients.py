@@ -84,9 +84,9 @@ def test_numerical_gradient_of_a_float32_array_is_accurate(x):
 def summed_back(grad: np.ndarray, shape: tuple) -> np.ndarray:
     """The adjoint of broadcasting, element by element: each copy adds to its source."""
     expected = np.zeros(shape)
-    leading = grad.ndim - len(shape)
+    added = grad.ndim - len(shape)  # the axes broadcasting put in front
     for index in np.ndindex(grad.shape):
-        source = tuple(0 if n == 1 else i for i, n in zip(index[leading:], shape))
+        source = tuple(0 if n == 1 else i for i, n in zip(index[added:], shape))
         expected[source] += grad[index]
     return expected
 

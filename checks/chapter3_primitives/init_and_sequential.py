@@ -47,13 +47,13 @@ def test_xavier_uniform_draws_from_the_shared_generator(shape, seed, gain):
     fw.manual_seed(seed)
     returned = init.xavier_uniform_(weight, gain=gain)
     fan_in, fan_out = fans(shape)
-    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    expected = np.random.default_rng(seed).uniform(-bound, bound, shape).astype(np.float32)
+    limit = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    expected = np.random.default_rng(seed).uniform(-limit, limit, shape).astype(np.float32)
     assert returned is weight and weight.dtype == np.float32, (
         "initialisers fill the tensor in place, keep its dtype, and return it"
     )
     assert_close(weight.data, expected, f"xavier_uniform_ of shape {shape}, gain {gain:.3g} "
-                 f"(bound {bound:.4g}), after manual_seed({seed})")
+                 f"(bound {limit:.4g}), after manual_seed({seed})")
 
 
 @check("3.6")

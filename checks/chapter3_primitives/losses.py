@@ -23,8 +23,8 @@ def probe_softmax(fw):
 
 
 def reference_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    shifted = x - x.max(axis=axis, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    centred = x - np.max(x, axis=axis, keepdims=True)
+    return centred - np.log(np.exp(centred).sum(axis=axis, keepdims=True))
 
 
 @st.composite

@@ -26,4 +26,3 @@ from checks.chapter4_optimizers.adam import (  # noqa: F401
     test_adam_follows_its_update_rule_for_300_steps_down_a_convex_quadratic,
     test_adamw_follows_its_update_rule_for_300_steps_down_a_convex_quadratic,
 )
-from checks.chapter4_optimizers.bonus import SCHEDULE_REGION  # noqa: F401

@@ -79,13 +79,10 @@ def padding_mask(rng, n: int, source: int) -> np.ndarray:
 
 def np_positions(length: int, d_model: int) -> np.ndarray:
     """PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(p / 10000^(2i/d)), in float64."""
-    position = np.arange(length, dtype=np.float64)[:, None]
-    even = np.arange(0, d_model, 2, dtype=np.float64)
-    angles = position / np.power(10000.0, even / d_model)
-    table = np.zeros((length, d_model))
-    table[:, 0::2] = np.sin(angles)
-    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
-    return table
+    column = np.arange(d_model)
+    pair_start = (column - column % 2).astype(np.float64)  # 2i for columns 2i and 2i+1
+    angles = np.arange(length, dtype=np.float64)[:, None] / np.power(10000.0, pair_start / d_model)
+    return np.where(column % 2 == 0, np.sin(angles), np.cos(angles))
 
 
 def np_layer_norm(x, n_axes: int, weight=None, bias=None, eps: float = 1e-5) -> np.ndarray:

@@ -22,6 +22,17 @@ ADAMW_REGION = (
     "        self.adam_step(param, grad, state, group)\n"
 )
 
+# exactly the body of 4.6's region (a selftest keeps them equal): 4.9's grader applies the 4.6
+# mutants to it, so the schedule and its bugs stay where the zoo is
+SCHEDULE_REGION = (
+    "        if step < self.warmup_steps:\n"
+    "            return base_lr * step / self.warmup_steps\n"
+    "        if step >= self.total_steps:\n"
+    "            return self.min_lr\n"
+    "        progress = (step - self.warmup_steps) / (self.total_steps - self.warmup_steps)\n"
+    "        return self.min_lr + (base_lr - self.min_lr) * 0.5 * (1.0 + math.cos(math.pi * progress))\n"
+)
+
 MUTANTS = [
     # -- 4.1 SGD with weight decay
     Mutant(

@@ -153,9 +153,8 @@ def test_the_autograder_lists_bonus_tests_at_0_points_tagged_bonus():
 
 
 def test_the_graders_copy_of_the_schedule_is_4_6s_region():
-    """4.9's bug zoo is 4.6's mutants applied to the grader's copy of 4.6: the copy must be exact."""
-    os.environ.setdefault("IMPL", "solutions")
-    from checks.chapter4_optimizers import SCHEDULE_REGION
+    """4.9's bug zoo is 4.6's mutants applied to the zoo's copy of 4.6: the copy must be exact."""
+    from checks.mutants.chapter4 import SCHEDULE_REGION
 
     (body,) = [body for name in exercise("4.6").files
                for body in region_bodies((REFERENCE / name).read_text(), "4.6")]
