@@ -48,8 +48,9 @@ TIME_LIMIT = 1800.0  # seconds for the whole grading run (AUTOGRADER_TIMEOUT)
 SHIPPED = ("checks", "framework", "pyproject.toml", "LICENSE")
 # the bug zoo and the second implementations hold the reference's lines, and grading needs
 # neither (4.9's zoo of 4.6 schedules is written apart: `bonus_zoo`); nor the benchmarks
-NOT_SHIPPED = ("__pycache__", ".ipynb_checkpoints", ".hypothesis", "selftest", "torch_parity",
-               "torch_scripts", "*.pyc", "mutants", "alternatives", "benchmarks")
+CACHES = ("__pycache__", ".ipynb_checkpoints", ".hypothesis", "*.pyc")
+NOT_SHIPPED = (*CACHES, "selftest", "torch_parity", "torch_scripts", "mutants", "alternatives",
+               "benchmarks")
 BONUS_ZOO = {4: "4.6"}  # chapter: the exercise whose mutants its bonus grader applies
 GRADING_NEEDS = ("hypothesis",)  # dev requirements the graders import
 STATUSES = ("ok", "error", "not_implemented", "blocked", "import_error", "timeout",
@@ -230,7 +231,7 @@ def prepare(course: Path, package: Path, work: Path) -> tuple[Path, list[str]]:
     """A fresh copy of the course, the submission's regions spliced into its learner files,
     compiled, and no file of it writable but by its owner; what of the submission was ignored."""
     copy = work / "course"
-    shutil.copytree(course, copy, ignore=shutil.ignore_patterns(*NOT_SHIPPED))
+    shutil.copytree(course, copy, ignore=shutil.ignore_patterns(*CACHES))
     notes = splice(course / "framework", package, copy / "framework")
     compileall.compile_dir(copy, quiet=2)  # as the owner: the sandbox cannot write __pycache__
     for folder, _, files in os.walk(copy):
