@@ -512,6 +512,29 @@ def test_reading_back_refuses_links_pipes_and_oversized_files(tmp_path):
     assert sandbox.read_back(tmp_path / "absent", 10) is None
 
 
+OPEN_FILES = """
+import os
+print(sorted(os.listdir("/proc/self/fd")), os.readlink("/proc/self/fd/0"), os.getuid())
+try:
+    os.listdir(f"/proc/{os.getppid()}/fd")
+except PermissionError:
+    print("the parent's files are closed to it")
+"""
+
+
+@pytest.mark.skipif(not AS_ROOT, reason=NOT_ROOT)
+def test_the_sandboxed_process_holds_only_its_output_and_cannot_open_its_parents(tmp_path):
+    user = sandbox.user(str(SANDBOX_UID))
+    with open(tmp_path / "output.txt", "wb") as out:
+        process = sandbox.start([sys.executable, "-c", OPEN_FILES], user, Path("/"),
+                                {"PATH": "/usr/bin:/bin"}, out)
+    assert sandbox.wait(process, 60)
+    assert sandbox.end_all(user)
+    assert (tmp_path / "output.txt").read_text().splitlines() == [
+        f"['0', '1', '2', '3'] /dev/null {SANDBOX_UID}",  # 3: the listing's own
+        "the parent's files are closed to it"]
+
+
 def signed(report: dict, key: bytes) -> bytes:
     body = json.dumps(report)
     return json.dumps({"report": body, "signature": hmac.new(
