@@ -47,10 +47,11 @@ PROFILE = "ci"  # derandomized: the same submission gets the same grade on every
 TIME_LIMIT = 1800.0  # seconds for the whole grading run (AUTOGRADER_TIMEOUT)
 SHIPPED = ("checks", "framework", "pyproject.toml", "LICENSE")
 # the bug zoo and the second implementations hold the reference's lines, and grading needs
-# neither (4.9's zoo of 4.6 schedules is written apart: `bonus_zoo`); nor the benchmarks
+# neither (4.9's zoo of 4.6 schedules is written apart: `bonus_zoo`); nor the benchmarks, nor
+# `make release`'s tool (it lists the solution lines chapter 7's notebook still quotes)
 CACHES = ("__pycache__", ".ipynb_checkpoints", ".hypothesis", "*.pyc")
 NOT_SHIPPED = (*CACHES, "selftest", "torch_parity", "torch_scripts", "mutants", "alternatives",
-               "benchmarks")
+               "benchmarks", "release.py")
 BONUS_ZOO = {4: "4.6"}  # chapter: the exercise whose mutants its bonus grader applies
 GRADING_NEEDS = ("hypothesis",)  # dev requirements the graders import
 STATUSES = ("ok", "error", "not_implemented", "blocked", "import_error", "timeout",

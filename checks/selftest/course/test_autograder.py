@@ -27,8 +27,8 @@ import pytest
 
 from checks.exercises import CHAPTERS, exercise
 from checks.loader import ROOT
-from checks.tools import autograder, sandbox
-from checks.tools.regions import find_regions, python_files, randomize_outputs, rewrite
+from checks.tools import autograder, release, sandbox
+from checks.tools.regions import python_files, randomize_outputs, rewrite
 from checks.tools.registered import registered_checks
 from checks.tools.submission import find_submission, splice
 
@@ -378,58 +378,18 @@ def test_the_classroom_workflow_grades_every_chapter_for_its_points():
 
 # -- what the zip holds of the reference -----------------------------------------------------------
 
-# The graders compute some expected values the way the reference does; these lines of them
-# are solution lines too. A learner's repository holds the same graders (`make check`).
-ORACLES = {
-    "checks/harness.py": {"2.1"},  # the numerical gradient every gradient check compares with
-    "checks/chapter2_tensor/bonus.py": {"2.12"},
-    "checks/chapter2_tensor/gradients.py": {"2.2"},
-    "checks/chapter3_primitives/bonus.py": {"3.8"},
-    "checks/chapter3_primitives/init_and_sequential.py": {"3.6"},
-    "checks/chapter3_primitives/losses.py": {"3.3"},
-    "checks/chapter5_transformer/common.py": {"5.1", "5.4"},
-    "checks/chapter5_transformer/model.py": {"5.7"},
-    "checks/chapter6_convolution.py": {"6.4"},
-    "checks/chapter7_gpt/generation.py": {"7.5"},
-    "checks/chapter8_kernels/fused.py": {"5.10"},
-}
-
-
-def code(line: str) -> str:
-    """A line's code: stripped, without a comment."""
-    return "" if line.strip().startswith("#") else line.split("  #")[0].strip()
-
-
-def solution_lines() -> dict[str, str]:
-    """{line: its exercise} for each non-trivial line of a solution region: at least 20
-    characters of code, not a `def` line, and not a line the learner's files hold anyway."""
-    public = {code(line) for path in python_files(ROOT / "framework")
-              for line in path.read_text().splitlines()}
-    found = {}
-    for path in python_files(ROOT / "solutions" / "framework"):
-        text = path.read_text()
-        lines = text.splitlines()
-        for region in find_regions(text):
-            for line in map(code, lines[region.begin + 1:region.end]):
-                if len(line) >= 20 and not line.startswith("def ") and line not in public:
-                    found.setdefault(line, region.exercise)
-    return found
-
-
-def test_the_zip_holds_no_solution_line_but_the_graders_oracles(tmp_path):
-    secret = solution_lines()
-    assert len(secret) > 500  # what the reference holds that the learner's files do not
-    leaks, oracles = [], set()
+def test_the_zip_holds_no_solution_line(tmp_path):
+    """The rule of `make release` (checks/tools/release.py): no whole statement of a solution
+    region, but the chapter 7 lines it lists and 4.6's schedule, which 4.9's wrong schedules
+    (the zip's `checks/mutants/chapter4.py`) are made from."""
+    lines = release.solution_lines()
+    assert len(lines) > 400  # what the reference's regions hold
     with zipfile.ZipFile(autograder.build(tmp_path / "autograder.zip", IN_COURSE)) as archive:
-        for name in archive.namelist():
-            where = name.removeprefix("course/")
-            for line in map(code, archive.read(name).decode(errors="replace").splitlines()):
-                if line in secret and secret[line] in ORACLES.get(where, set()):
-                    oracles.add((where, secret[line]))
-                elif line in secret:
-                    leaks.append(f"{where}: {line} (exercise {secret[line]})")
-    assert leaks == []
-    assert oracles == {(where, ex) for where, ids in ORACLES.items() for ex in ids}
+        files = {name.removeprefix("course/"): archive.read(name) for name in archive.namelist()}
+    found = release.quotes(files, lines)
+    assert [(name, line) for name, ex, line in found
+            if (name, line) not in release.KNOWN_QUOTES
+            and (name, ex) != ("checks/mutants/chapter4.py", "4.6")] == []
 
 
 # -- what of a submission is graded: its regions, spliced into the course's files ---------------
