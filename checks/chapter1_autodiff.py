@@ -10,17 +10,25 @@ Chapter 2's `Tensor` runs on it (a gradient per call, rules that return None,
 
 from __future__ import annotations
 
-import gc
-import importlib
 import math
-import weakref
 
 import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
-from checks.harness import assert_close, backprop, central_difference, check, framework, probe
+from checks.harness import (
+    assert_close,
+    backprop,
+    central_difference,
+    check,
+    fixture,
+    framework,
+    probe,
+    read_only,
+    submodule,
+)
+from checks.remote import shared
 
 fw = framework()
 
@@ -132,19 +140,20 @@ def test_mixing_values_and_numbers(a, b):
 @check("1.2")
 def test_add_and_mul_leave_no_reference_cycle():
     """With the garbage collector off, a result is freed as soon as its names are gone."""
-    gc.disable()
+    memory = fixture("memory")
+    memory.collector(False)
     try:
         a, b = fw.Value(2.0), fw.Value(3.0)
         product = a * b
         total = product + a
-        watched = [weakref.ref(product), weakref.ref(total)]
+        watched = memory.watch(product, total)
         del product, total
-        assert all(w() is None for w in watched), (
+        assert not any(memory.alive(watched)), (
             "a result outlived its names: its grad_fn captures the result itself "
             "(a reference cycle); capture the operands' data instead"
         )
     finally:
-        gc.enable()
+        memory.collector(True)
 
 
 # -- 1.3 power, subtraction, division ------------------------------------------------------
@@ -263,6 +272,7 @@ def test_sigmoid_is_stable_for_large_inputs(a, sign):
 # -- 1.6 topological order: graded on plain nodes built here ------------------------------
 
 
+@shared
 class Node:
     """A bare node of the protocol; it counts how often its parents are read."""
 
@@ -352,11 +362,9 @@ def test_parents_come_before_children(spec):
 @check("1.6")
 def test_chain_of_100000_nodes():
     """A chain 100,000 nodes deep is ordered without hitting the recursion limit."""
-    node = Node((), "n0")
-    leaf = node
-    for i in range(1, 100_000):
-        node = Node((node,), f"n{i}")
-    order = fw.topological_order(node)
+    graphs = fixture("graphs")
+    leaf, node = graphs.chain_of_nodes(100_000)
+    order = graphs.kept(fw.topological_order, node)
     assert len(order) == 100_000 and order[0] is leaf and order[-1] is node, (
         "a chain of 100,000 nodes must come back whole, leaf first, root last"
     )
@@ -374,17 +382,15 @@ def test_linear_time_on_a_ladder():
 
 
 def add(a, b):
-    return fw.Value(a.data + b.data, (a, b), lambda g: (g, g), "+")
+    return fixture("expressions").add(fw.Value, a, b)
 
 
 def mul(a, b):
-    x, y = a.data, b.data
-    return fw.Value(x * y, (a, b), lambda g: (g * y, g * x), "*")
+    return fixture("expressions").mul(fw.Value, a, b)
 
 
 def tanh(a):
-    t = math.tanh(a.data)
-    return fw.Value(t, (a,), lambda g: (g * (1 - t * t),), "tanh")
+    return fixture("expressions").tanh(fw.Value, a)
 
 
 expressions = st.lists(
@@ -395,11 +401,12 @@ expressions = st.lists(
 
 def evaluate(spec, leaves):
     """Build the expression on the given leaves; every step may reuse any earlier node."""
-    nodes = list(leaves)
-    for op, i, j in spec:
-        a, b = nodes[i % len(nodes)], nodes[j % len(nodes)]
-        nodes.append(add(a, b) if op == "add" else mul(a, b) if op == "mul" else tanh(a))
-    return nodes[-1]
+    return fixture("expressions").evaluate(fw.Value, spec, leaves)
+
+
+def value_at(spec, xs) -> float:
+    """The expression's value on fresh leaves holding `xs`."""
+    return fixture("expressions").value_at(fw.Value, spec, [float(x) for x in xs])
 
 
 @probe("1.7")
@@ -419,8 +426,7 @@ def test_backward_matches_central_differences(spec, xs):
     root = evaluate(spec, leaves)
     root.backward()
     expected = central_difference(
-        lambda v: evaluate(spec, [fw.Value(float(t)) for t in v]).data, np.array(xs)
-    )
+lambda v: value_at(spec, v), np.array(xs))
     assert_close([leaf.grad for leaf in leaves], expected, f"leaf grads of {spec} at {xs}")
 
 
@@ -471,10 +477,7 @@ def test_root_gradient_is_seeded_with_one():
 @check("1.7")
 def test_backward_through_a_chain_of_100000_nodes():
     """backward() on a chain 100,000 deep works and gives the right gradient."""
-    x = fw.Value(1.0)
-    node = x
-    for _ in range(100_000):
-        node = add(node, fw.Value(0.0))
+    x, node = fixture("graphs").chain_of_additions(fw.Value, 100_000)
     node.backward()
     assert_close(x.grad, 1.0, "gradient through 100,000 additions")
 
@@ -509,20 +512,21 @@ def test_an_intermediate_node_holds_the_gradient_of_the_last_call(a, b):
 @check("1.7")
 def test_a_graph_is_freed_after_backward_without_the_garbage_collector():
     """With gc disabled, a graph dies once its names are deleted after backward(): the walk keeps nothing."""
-    gc.disable()
+    memory = fixture("memory")
+    memory.collector(False)
     try:
         x = fw.Value(0.5)
         hidden = tanh(mul(x, x))
         root = add(hidden, x)
         root.backward()
-        watched = [weakref.ref(hidden), weakref.ref(root)]
+        watched = memory.watch(hidden, root)
         del hidden, root
-        assert all(w() is None for w in watched), (
+        assert not any(memory.alive(watched)), (
             "a node outlived backward() and its names: the walk keeps a reference to the "
             "graph (a global, a class attribute, a default argument); keep the walk's state local"
         )
     finally:
-        gc.enable()
+        memory.collector(True)
 
 
 RELEASED = (
@@ -532,6 +536,7 @@ RELEASED = (
 )
 
 
+@shared
 class Bare:
     """A node of the protocol with its own hooks: it records what the walk does to it.
 
@@ -619,22 +624,26 @@ def test_backpropagate_reads_a_node_before_releasing_it(g):
 @check("1.7")
 @given(g=arrays(np.float64, array_shapes(max_dims=2, max_side=3), elements=st.floats(-2.0, 2.0)))
 def test_backpropagate_never_changes_a_gradient_in_place(g):
-    """With array gradients, summing two shares makes a new array: the ones nodes hold stay as they were."""
-    given_gradient = g.copy()
+    """With array gradients, summing two shares makes a new array: the ones rules send stay as they were."""
     x = Bare("x")
-    h = Bare("h", (x,), lambda grad: (grad,), [])
-    out = Bare("out", (h, x), lambda grad: (grad, grad), [])  # one array sent to both parents
-    fw.autodiff.backpropagate(out, g)
+    h = Bare("h", (x,), lambda grad: (read_only(grad),), [])
+    # one (read-only) array sent to both parents: a sum in place would change the other's too
+    out = Bare("out", (h, x), lambda grad: (read_only(grad),) * 2, [])
+    advice = ("A rule may send one array to several parents, and a node keeps the array it "
+              "received: sum two shares into a new array (`total = total + share`), never in "
+              "place (`total += share`)")
+    try:
+        fw.autodiff.backpropagate(out, read_only(g))
+    except ValueError as error:
+        if "read-only" not in str(error):
+            raise
+        raise AssertionError(f"backpropagate(out, g) with g = {g.tolist()} wrote into a "
+                             f"gradient a rule returned ({error}). {advice}") from None
     got = {n.name: n.received for n in (x, h, out)}
-    expected = {"x": [2 * given_gradient], "h": [given_gradient], "out": [given_gradient]}
+    expected = {"x": [2 * g], "h": [g], "out": [g]}
     assert all(
         len(got[k]) == 1 and np.array_equal(got[k][0], expected[k][0]) for k in expected
-    ) and np.array_equal(g, given_gradient), (
-        f"backpropagate(out, g) with g = {given_gradient.tolist()}: the nodes hold {got} and g "
-        f"is now {g.tolist()}, expected {expected} and g unchanged. A rule may send one array to "
-        "several parents, and a node keeps the array it received: sum two shares into a new "
-        "array (`total = total + share`), never in place (`total += share`)"
-    )
+    ), f"backpropagate(out, g) with g = {g.tolist()}: the nodes hold {got}, expected {expected}"
 
 
 # -- bonus track: graded apart from the 100 points ---------------------------------------------
@@ -642,7 +651,7 @@ def test_backpropagate_never_changes_a_gradient_in_place(g):
 
 def extra():
     """`framework.bonus.chapter1_autodiff`, the bonus file (imported on first use)."""
-    return importlib.import_module(f"{fw.__name__}.bonus.chapter1_autodiff")
+    return submodule("bonus.chapter1_autodiff")
 
 
 # -- 1.8 (bonus) abs and softplus on Value -------------------------------------------------------
@@ -698,27 +707,31 @@ def test_softplus_is_finite_for_large_inputs(a, sign):
 
 # -- 1.9 (bonus) gradient descent with backward() -----------------------------------------------
 
-# f, its derivative, and a step size small enough that the path converges
-DESCENT_FUNCTIONS = {
-    "(x - 1.5)²": (lambda x: (x - 1.5) ** 2, lambda t: 2 * (t - 1.5)),
-    "x⁴/4 - x": (lambda x: x**4 * 0.25 - x, lambda t: t**3 - 1),
-    "eˣ + e⁻ˣ": (lambda x: x.exp() + (x * -1.0).exp(), lambda t: math.exp(t) - math.exp(-t)),
+# each function's derivative; the functions of a Value are built where the Value lives
+DERIVATIVES = {
+    "(x - 1.5)²": lambda t: 2 * (t - 1.5),
+    "x⁴/4 - x": lambda t: t**3 - 1,
+    "eˣ + e⁻ˣ": lambda t: math.exp(t) - math.exp(-t),
 }
+
+
+def descent_function(which: str):
+    return fixture("expressions").DESCENT[which]
 
 
 @probe("1.9")
 def probe_gradient_descent(fw):
     return {"path of (x - 1.5)² from 0, lr 0.25, 3 steps":
-            lambda: extra().gradient_descent(DESCENT_FUNCTIONS["(x - 1.5)²"][0], 0.0, 0.25, 3)}
+            lambda: extra().gradient_descent(descent_function("(x - 1.5)²"), 0.0, 0.25, 3)}
 
 
 @check("1.9")
-@given(which=st.sampled_from(sorted(DESCENT_FUNCTIONS)), x0=st.floats(-1.0, 1.0),
+@given(which=st.sampled_from(sorted(DERIVATIVES)), x0=st.floats(-1.0, 1.0),
        lr=st.floats(0.01, 0.2), steps=st.integers(0, 6))
 @example(which="(x - 1.5)²", x0=0.0, lr=0.25, steps=3)
 def test_gradient_descent_follows_x_minus_lr_times_the_derivative(which, x0, lr, steps):
     """The path is [x₀, x₁, …] with x_{k+1} = x_k − lr · f′(x_k): steps + 1 floats."""
-    f, df = DESCENT_FUNCTIONS[which]
+    f, df = descent_function(which), DERIVATIVES[which]
     expected = [x0]
     for _ in range(steps):
         expected.append(expected[-1] - lr * df(expected[-1]))
@@ -734,7 +747,7 @@ def test_gradient_descent_follows_x_minus_lr_times_the_derivative(which, x0, lr,
 @given(x0=st.floats(-3.0, 3.0))
 def test_gradient_descent_reaches_the_minimum_of_a_bowl(x0):
     """On (x - 1.5)² with lr 0.1, 100 steps end within 1e-6 of the minimum 1.5."""
-    path = extra().gradient_descent(DESCENT_FUNCTIONS["(x - 1.5)²"][0], x0, 0.1, 100)
+    path = extra().gradient_descent(descent_function("(x - 1.5)²"), x0, 0.1, 100)
     assert abs(path[-1] - 1.5) < 1e-6, (
         f"gradient_descent((x - 1.5)², {x0:.4g}, lr=0.1, steps=100) ended at {path[-1]!r}, "
         "not at the minimum 1.5: a fresh Value each step (its grad starts at 0), and step downhill")
