@@ -12,9 +12,11 @@ A proxy stands for one object of the worker's: an attribute read, a call, an ope
 answered by value for numbers, strings, containers and arrays, by another proxy for anything
 else. One proxy per remote object while it lives, so `is` and `id()` mean what they did; a
 class of the worker's is a class here (a `RemoteClass`), so `isinstance(x, fw.Value)` works
-and calling it constructs in the worker. An error raised there is raised here as the same
-builtin type with its message; the facts that messages need (the package's frames, whether
-the code wrote into a read-only input) are in `facts(error)`.
+and calling it constructs in the worker. Every request is a round trip between processes, so
+the common ones are one each: `x.method(…)` for a method the class defines (`Method`), and
+`fw.Value`, read once from the module and kept (`RemoteModule`). An error raised there is
+raised here as the same builtin type with its message; the facts that messages need (the
+package's frames, whether the code wrote into a read-only input) are in `facts(error)`.
 
 What the judge hands the worker goes by value too, except its own objects (lambdas,
 recording callbacks, the graders' own nodes): those are lent, and the worker may only call

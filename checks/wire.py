@@ -10,7 +10,8 @@ JSON header followed by raw buffers; a value is encoded as
   ["S", start, stop, step] slice, ["E"] Ellipsis, ["A", dtype, shape, i, writeable, order]
   array, ["N", dtype, i] NumPy scalar, ["Y", dtype] dtype (`i` a buffer's index);
 - a handle: ["M", key, meta] an object of the sender's ("mine", lent by reference), ["U", key]
-  an object of the receiver's coming back ("yours").
+  an object of the receiver's coming back ("yours"), ["W", handle, name] a method of one of
+  the worker's objects (which only the worker decodes: the judge never looks a name up).
 
 Decoding builds nothing but these: no class is looked up by name, no code runs, so a message
 from the learner's side can at worst carry wrong values, never act in the judge. Arrays of
