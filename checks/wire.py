@@ -79,6 +79,7 @@ class Channel:
 
     def __init__(self, sock: socket.socket, meta, proxy, serve, record, rebuild, on_array=None):
         self.sock, self.meta, self.make_proxy, self.serve = sock, meta, proxy, serve
+        self.reader = sock.makefile("rb") if sock is not None else None  # a read per message
         self.record, self.rebuild, self.on_array = record, rebuild, on_array
         self.lent: dict[int, list] = {}  # key -> [object, times sent]
         self.keys: dict[int, int] = {}  # id(object) -> key
@@ -270,14 +271,10 @@ class Channel:
         return message, values
 
     def exactly(self, size: int) -> bytes:
-        chunks, left = [], size
-        while left:
-            chunk = self.sock.recv(min(left, 1 << 20))
-            if not chunk:
-                raise PeerEnded("the other process closed the connection")
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        data = self.reader.read(size) if size else b""
+        if len(data) < size:
+            raise PeerEnded("the other process closed the connection")
+        return data
 
     def request(self, kind: str, *args):
         """Ask the other side; serve its requests meanwhile; its answer, or its error raised."""

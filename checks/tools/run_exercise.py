@@ -272,6 +272,7 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool,
     try:
         if CHAPTERS[ex.chapter].worker and not remote.connected():
             remote.connect()
+            importlib.import_module("checks.harness")  # hypothesis, while the worker starts
         fw, broken = load(ex)
     except BaseException as error:
         result.update(status="error", message="the checks could not start: " + describe(error))
