@@ -35,6 +35,7 @@ import weakref
 
 MAX_DEPTH = 400
 HEADER = struct.Struct("!II")
+_json = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 class ProtocolError(Exception):
@@ -246,19 +247,21 @@ class Channel:
         message["v"] = [self.encode(v, buffers) for v in values]
         message["r"], self.released = self.released, []
         message["b"] = [len(b) for b in buffers]
-        header = json.dumps(message, separators=(",", ":")).encode()
-        self.sock.sendall(HEADER.pack(len(header), sum(message["b"])) + header + b"".join(buffers))
+        header = _json(message).encode()
+        self.sock.sendall(HEADER.pack(len(header), sum(message["b"])) + header
+                          + (b"".join(buffers) if buffers else b""))
 
     def receive_message(self) -> tuple[dict, list]:
         sizes = self.exactly(HEADER.size)
         header_size, body_size = HEADER.unpack(sizes)
         try:
             message = json.loads(self.exactly(header_size))
-            body = memoryview(self.exactly(body_size))
             buffers, start = [], 0
-            for size in message["b"]:
-                buffers.append(body[start:start + size])
-                start += size
+            if body_size:
+                body = memoryview(self.exactly(body_size))
+                for size in message["b"]:
+                    buffers.append(body[start:start + size])
+                    start += size
             self.returned(message.get("r", []))
         except (ValueError, KeyError, TypeError) as error:
             raise ProtocolError(f"a malformed message: {error}") from None
