@@ -202,6 +202,7 @@ class Proxy:
         return ask("method", self, "__enter__", (), {})
 
     def __exit__(self, *error) -> None:
+        # the judge's exception stays here: the worker's context ends as if none was raised
         ask("method", self, "__exit__", (None, None, None), {})
 
 

@@ -300,7 +300,6 @@ class Channel:
             result = self.serve(kind, args)
         except BaseException as error:  # the other side raises it where it asked
             record, values = self.record(error)
-            error = None  # the traceback holds frames, and their objects alive
             self.send({"err": record}, values)
             return
         try:
