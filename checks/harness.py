@@ -10,6 +10,7 @@ lambda is computed on its own, so one op that raises hides none of the others.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,9 @@ from types import FunctionType
 import numpy as np
 from hypothesis import HealthCheck, Phase, settings
 
+from checks import remote
+from checks.fixtures import walk
+from checks.fixtures.walk import backward_of, graph_walk, read_only  # noqa: F401 (graders use them)
 from checks.loader import load_framework
 
 _slow = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -83,95 +87,44 @@ def computed(value):
 
 
 def framework():
-    """The implementation under test, chosen by `IMPL`."""
-    return load_framework()
+    """The implementation under test, chosen by `IMPL` (in the worker, for a chapter graded
+    apart from the code it grades: `checks.remote`)."""
+    return remote.framework() if remote.connected() else load_framework()
 
 
-def graph_walk(root) -> list:
-    """The graders' own topological order (iterative), not the engine's `topological_order`.
+def submodule(name: str):
+    """`framework.<name>`, a file of the package that the package does not import itself."""
+    if remote.connected():
+        return remote.submodule(name)
+    return importlib.import_module(f"{framework().__name__}.{name}")
 
-    It stays independent of the learner's code: ops are graded before 1.6 and 1.7 exist,
-    and a bug in the learner's walk must not fail an op's checks.
 
-    A node is marked seen when it is expanded, not when it is pushed: a parent that is
-    also reached by a longer path (y and y + f(y), a residual) must still come out
-    before every one of its children.
-    """
-    order, seen, stack = [], set(), [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in node.parents if id(parent) not in seen)
-    return order
+def fixture(name: str):
+    """`checks.fixtures.<name>`, where the code under test runs (the worker, if there is one)."""
+    if remote.connected():
+        return remote.fixture(name)
+    return importlib.import_module(f"checks.fixtures.{name}")
 
 
 def backprop(root, seed) -> dict[int, object]:
     """Gradients of every node by the graders' own reverse walk over `parents`/`grad_fn`.
 
     Returns {id(node): gradient}; only calls each node's `grad_fn`, so an op's
-    exercise is graded before the learner's walk exists.
+    exercise is graded before the learner's walk exists. The walk is `checks.fixtures.walk`,
+    run where the nodes live: in the worker it is one request for the whole graph.
     """
-    grads = {id(root): seed}
-    for node in reversed(graph_walk(root)):
-        grad = grads.get(id(node))
-        if grad is None or node.grad_fn is None:
-            continue
-        parent_grads = backward_of(node, grad)
-        assert len(parent_grads) == len(node.parents), (
-            f"grad_fn of a {node.op!r} node returned {len(parent_grads)} gradients "
-            f"for {len(node.parents)} parents"
-        )
-        for parent, parent_grad in zip(node.parents, parent_grads):
-            if parent_grad is None:
-                continue
-            previous = grads.get(id(parent))
-            grads[id(parent)] = parent_grad if previous is None else previous + parent_grad
-    return grads
-
-
-def read_only(value):
-    """A read-only copy of an array handed to the code under test; anything else as it is.
-
-    A write to it raises where the learner's code makes it, instead of changing what the
-    grader expects afterwards. The copy keeps the array's layout (a column-major array stays
-    column-major), so code that assumes row-major memory meets the arrays that break it.
-    """
-    if not isinstance(value, np.ndarray):
-        return value
-    copy = value.copy(order="K")
-    copy.flags.writeable = False
-    return copy
+    if remote.connected():
+        return {id(node): grad for node, grad in fixture("walk").pairs(root, seed)}
+    return walk.backprop(root, seed)
 
 
 def holds(error: BaseException, array: np.ndarray) -> bool:
-    """Whether the frame that raised `error` has a variable that is `array` or a view of it."""
-    frame = error.__traceback__
-    while frame is not None and frame.tb_next is not None:
-        frame = frame.tb_next
-    return frame is not None and any(
-        isinstance(v, np.ndarray) and np.shares_memory(v, array)
-        for v in frame.tb_frame.f_locals.values()
-    )
-
-
-def backward_of(node, grad) -> tuple:
-    """`node.grad_fn` of a read-only copy of `grad`: modifying it in place is named as such."""
-    cotangent = read_only(grad)
-    try:
-        return node.grad_fn(cotangent)
-    except ValueError as error:
-        if not (isinstance(cotangent, np.ndarray) and "read-only" in str(error)
-                and holds(error, cotangent)):
-            raise
-        raise AssertionError(
-            f"{node.op!r} node: your backward modified the incoming gradient in place: return "
-            "a new array (`grad * x`, not `grad *= x`: the same gradient array may go to "
-            "several parents)"
-        ) from error
+    """Whether the frame that raised `error` has a variable that is `array` or a view of it
+    (from the worker: a read-only array the judge sent, or a view of one)."""
+    facts = remote.facts(error)
+    if facts is not None:
+        return bool(facts.get("read_only_input"))
+    return walk.holds(error, array)
 
 
 def central_difference(f: Callable[[np.ndarray], float], x: np.ndarray, eps: float = 1e-6):

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from checks import remote
 from checks.exercises import CHAPTERS, exercise
 from checks.loader import impl_folder
 from checks.tools import plain
@@ -69,8 +70,23 @@ def in_package(filename: str) -> str | None:
     return path if path.startswith("framework/") else None
 
 
+def remote_frames(error: BaseException) -> list[dict] | None:
+    """The package's frames of an error the worker raised (`checks.remote`); None for others."""
+    facts = remote.facts(error)
+    if facts is None:
+        return None
+    return [f for f in facts.get("frames", []) if isinstance(f, dict)
+            and isinstance(f.get("file"), str) and in_package(str(impl_folder() / f["file"]))]
+
+
 def raised_in(error: BaseException) -> traceback.FrameSummary | None:
     """The last frame of the traceback in the package under test: where the learner's code raised."""
+    remote_ones = remote_frames(error)
+    if remote_ones is not None:
+        return next((traceback.FrameSummary(str(impl_folder() / f["file"]), f.get("line"),
+                                            str(f.get("name")), lookup_line=False,
+                                            line=str(f.get("code", "")))
+                     for f in remote_ones[-1:]), None)
     frames = [f for f in traceback.extract_tb(error.__traceback__) if in_package(f.filename)]
     return frames[-1] if frames else None
 
@@ -110,6 +126,9 @@ def raised_by_exercise(error: BaseException) -> str | None:
     refused by the provided BackwardNode is the rule's; and the walk (`backpropagate`), which
     runs every op's rule, is not the cause of what it did not raise itself."""
     error = shown(error)[0]
+    remote_ones = remote_frames(error)
+    if remote_ones is not None:
+        return raised_by_remote(remote_ones)
     tb, frames = error.__traceback__, []
     while tb is not None:
         if in_package(tb.tb_frame.f_code.co_filename):
@@ -119,6 +138,22 @@ def raised_by_exercise(error: BaseException) -> str | None:
         if frame.f_code.co_name == "backpropagate" and depth > 0:
             return None
         found = region_at(frame.f_code.co_filename, lineno) or (depth == 0 and rule_of(frame))
+        if found:
+            return found
+    return None
+
+
+def raised_by_remote(frames: list[dict]) -> str | None:
+    """`raised_by_exercise` from the frames the worker recorded."""
+    for depth, frame in enumerate(reversed(frames)):
+        if frame.get("name") == "backpropagate" and depth > 0:
+            return None
+        filename = str(impl_folder() / frame["file"])
+        found = region_at(filename, int(frame.get("line") or 0))
+        rule = frame.get("rule")
+        if not found and depth == 0 and isinstance(rule, list) and len(rule) == 3 \
+                and isinstance(rule[0], str) and in_package(str(impl_folder() / rule[0])):
+            found = region_at(str(impl_folder() / rule[0]), int(rule[1]), int(rule[2]))
         if found:
             return found
     return None
@@ -161,6 +196,9 @@ def import_error(error: BaseException) -> dict | None:
     A syntax error names its own file; any other error at import (an exception, exit())
     the last line of the package's code that ran.
     """
+    facts = remote.facts(error)
+    if facts is not None:
+        return remote_import_error(error, facts)
     if isinstance(error, SyntaxError) and in_package(error.filename or ""):
         return {"file": in_package(error.filename), "line": error.lineno or 0,
                 "error": f"{type(error).__name__}: {error.msg}", "code": (error.text or "").strip()}
@@ -172,6 +210,22 @@ def import_error(error: BaseException) -> dict | None:
     return {"file": in_package(where.filename), "line": where.lineno,
             "error": type(error).__name__ + (f": {message}" if message else ""),
             "code": (where.line or "").strip()}
+
+
+def remote_import_error(error: BaseException, facts: dict) -> dict | None:
+    """`import_error` of an error the worker raised, from the facts it recorded."""
+    syntax = facts.get("syntax")
+    if isinstance(syntax, dict):
+        return {"file": str(syntax.get("file")), "line": int(syntax.get("line") or 0),
+                "error": f"{type(error).__name__}: {syntax.get('msg')}",
+                "code": str(syntax.get("text", ""))}
+    frames = remote_frames(error)
+    if not any(f.get("name") == "<module>" for f in frames):
+        return None
+    message = text(error)
+    return {"file": frames[-1]["file"], "line": int(frames[-1].get("line") or 0),
+            "error": type(error).__name__ + (f": {message}" if message else ""),
+            "code": str(frames[-1].get("code", ""))}
 
 
 def counterexample(error: BaseException) -> str:
@@ -196,12 +250,12 @@ def stub_of(error: BaseException) -> str | None:
 
 def load(ex) -> tuple[object, dict | None]:
     """The package, with the exercise's files and its chapter's grader imported; or where that failed."""
-    from checks.harness import framework
+    from checks.harness import framework, submodule
 
     try:
         fw = framework()
         for file in ex.files:
-            importlib.import_module(f"{fw.__name__}." + file.removesuffix(".py").replace("/", "."))
+            submodule(file.removesuffix(".py").replace("/", "."))
         importlib.import_module(CHAPTERS[ex.chapter].grader)  # and the files its checks use
     except BaseException as error:  # a syntax error, an exception or exit() at import
         where = import_error(error)
@@ -216,6 +270,9 @@ def run(exercise_id: str, use_probe: bool, stop_at_first_failure: bool,
     ex = exercise(exercise_id)
     result = {"exercise": ex.id, "status": "ok", "checks": [], "message": ""}
     try:
+        if CHAPTERS[ex.chapter].worker and not remote.connected():
+            remote.connect()
+            importlib.import_module("checks.harness")  # hypothesis, while the worker starts
         fw, broken = load(ex)
     except BaseException as error:
         result.update(status="error", message="the checks could not start: " + describe(error))
@@ -327,6 +384,7 @@ def main() -> None:
     args = parser.parse_args()
     nonce = sys.stdin.readline().strip() if args.report else None
     result = run(args.exercise, not args.no_probe, args.stop_at_first_failure, args.values)
+    remote.close()  # the worker ends before the verdict exists
     if args.report is None:
         sys.stdout.write("\n" + json.dumps(result) + "\n")
         return
