@@ -28,6 +28,7 @@ checks what they return.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import socket
 import subprocess
@@ -38,6 +39,8 @@ import numpy as np
 
 from checks import wire
 from checks.loader import ROOT, impl_folder
+
+PR_SET_DUMPABLE = 4  # prctl's option number, from <linux/prctl.h>
 
 _worker: subprocess.Popen | None = None
 _channel: wire.Channel | None = None
@@ -63,9 +66,17 @@ def start_worker(impl: Path) -> tuple[subprocess.Popen, socket.socket]:
     return process, judge_end
 
 
+def undumpable() -> None:
+    """Close this process's memory to other processes of its user (Linux's PR_SET_DUMPABLE 0):
+    the worker, running as the same user locally, cannot read the nonce out of the judge."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
 def connect(impl: str | None = None) -> None:
     """Start the worker and open the channel; `framework()` is its package from now on."""
     global _worker, _channel
+    undumpable()
     _worker, sock = start_worker(impl_folder(impl))
     judge = Judge()
     _channel = wire.Channel(sock, judge.meta, judge.proxy, judge.serve, judge.record,

@@ -7,6 +7,8 @@ and the one-bug package its honest score.
 """
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -120,3 +122,13 @@ _spy()
     assert not [k for k in found["environment"] if k.startswith("HYPOTHESIS")]
     assert not [m for m in found["modules"] if m.split(".")[0] == "hypothesis"
                 or m.startswith(("checks.chapter", "checks.harness", "checks.tools"))]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_the_judge_closes_its_memory_to_the_worker_before_starting_it():
+    """Non-dumpable: another process of the same user cannot read its /proc/<pid>/mem."""
+    code = ("import ctypes; from checks import remote; remote.undumpable(); "
+            "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))")  # PR_GET_DUMPABLE
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                           text=True, check=True)
+    assert shown.stdout.strip() == "0"
