@@ -1,6 +1,8 @@
 """Chapter 7: a character-level GPT, as nanoGPT's, with a key-value cache proved exact.
 
-Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), and a
+Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), a `Bigram`
+table sets the baseline to beat, attention starts as an average of the past
+(`causal_average`, `causal_softmax`), and a
 decoder-only Transformer (`GPT`: token and position embeddings, pre-LN `Block`s of
 causal self-attention and a feed-forward network, a final LayerNorm, a head tied to the
 token embedding) learns to predict each next character. `next_token_probabilities` and
@@ -27,8 +29,9 @@ from .sparse import Embedding
 from .transformer import _modes, _restore_modes
 
 __all__ = [
-    "GPT", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "bits_per_char",
-    "causal_mask", "get_batch", "next_token_probabilities", "sample_next",
+    "GPT", "Bigram", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "average_weights",
+    "bits_per_char", "causal_average", "causal_mask", "causal_softmax", "get_batch",
+    "next_token_probabilities", "sample_next",
 ]
 
 
@@ -91,7 +94,66 @@ def get_batch(data: np.ndarray, batch_size: int, block_size: int,
     ### END SOLUTION
 
 
-# -- exercise 7.3: the decoder block ----------------------------------------------------------------
+# -- exercise 7.3: the bigram baseline ----------------------------------------------------------
+
+
+class Bigram(Module):
+    """The baseline: the next id's logits read from a (V, V) table at the current id alone,
+    logits[n, t] = table[idx[n, t]]. V² parameters, all zero at the start: the loss is ln V."""
+
+    def __init__(self, vocab_size: int) -> None:
+        super().__init__()
+        self.vocab_size = vocab_size
+        ### BEGIN SOLUTION 7.3
+        raise NotImplementedError("Exercise 7.3: The bigram baseline — see chapters/07_gpt.ipynb, '7.3 The bigram baseline'")
+        ### END SOLUTION
+
+    def forward(self, idx) -> Tensor:
+        """ids (N, T) → logits (N, T, vocab_size)."""
+        idx = np.asarray(unwrap(idx))
+        if idx.ndim != 2:
+            raise ValueError(f"Bigram: ids of shape {idx.shape}; expected a batch (N, T) of rows "
+                             "of ids: idx[None] for one sequence")
+        ### BEGIN SOLUTION 7.3
+        raise NotImplementedError("Exercise 7.3: The bigram baseline — see chapters/07_gpt.ipynb, '7.3 The bigram baseline'")
+        ### END SOLUTION
+
+    def loss(self, idx, targets) -> Tensor:
+        """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
+        targets = unwrap(targets)  # ids from a DataLoader come as tensors
+        ### BEGIN SOLUTION 7.3
+        raise NotImplementedError("Exercise 7.3: The bigram baseline — see chapters/07_gpt.ipynb, '7.3 The bigram baseline'")
+        ### END SOLUTION
+
+
+# -- exercise 7.4: attention as an average of the past ---------------------------------------------
+
+
+def average_weights(length: int) -> np.ndarray:
+    """(T, T) float64 weights of the running mean: W[t, j] = 1/(t+1) for j <= t, else 0, so
+    that (W @ x)[t] is the mean of x[0 … t]."""
+    ### BEGIN SOLUTION 7.4
+    raise NotImplementedError("Exercise 7.4: Attention as an average of the past — see chapters/07_gpt.ipynb, '7.4 Attention as an average of the past'")
+    ### END SOLUTION
+
+
+def causal_average(x: Tensor) -> Tensor:
+    """x (..., T, C) → (..., T, C), x's dtype: position t the mean of x at positions 0 … t,
+    as one product average_weights(T) @ x."""
+    ### BEGIN SOLUTION 7.4
+    raise NotImplementedError("Exercise 7.4: Attention as an average of the past — see chapters/07_gpt.ipynb, '7.4 Attention as an average of the past'")
+    ### END SOLUTION
+
+
+def causal_softmax(scores: Tensor) -> Tensor:
+    """scores (..., T, T) → weights (..., T, T): row t the softmax of scores[t, 0 … t], 0 for
+    the keys after t. Equal scores give average_weights(T): attention is a weighted average."""
+    ### BEGIN SOLUTION 7.4
+    raise NotImplementedError("Exercise 7.4: Attention as an average of the past — see chapters/07_gpt.ipynb, '7.4 Attention as an average of the past'")
+    ### END SOLUTION
+
+
+# -- exercise 7.5: the decoder block ----------------------------------------------------------------
 
 
 def causal_mask(length: int, source: int) -> np.ndarray:
@@ -99,8 +161,8 @@ def causal_mask(length: int, source: int) -> np.ndarray:
     attention's convention). The queries are the last `length` of `source` positions: query i
     sits at position source - length + i and sees keys j <= source - length + i.
     """
-    ### BEGIN SOLUTION 7.3
-    raise NotImplementedError("Exercise 7.3: The decoder block — see chapters/07_gpt.ipynb, '7.3 The decoder block: causal self-attention'")
+    ### BEGIN SOLUTION 7.5
+    raise NotImplementedError("Exercise 7.5: The decoder block — see chapters/07_gpt.ipynb, '7.5 The decoder block: causal self-attention'")
     ### END SOLUTION
 
 
@@ -117,8 +179,8 @@ class CausalSelfAttention(MultiheadAttention):
         super().__init__(embed_dim, num_heads, dropout=dropout, bias=bias, batch_first=True)
 
     def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
-        ### BEGIN SOLUTION 7.3
-        raise NotImplementedError("Exercise 7.3: The decoder block — see chapters/07_gpt.ipynb, '7.3 The decoder block: causal self-attention'")
+        ### BEGIN SOLUTION 7.5
+        raise NotImplementedError("Exercise 7.5: The decoder block — see chapters/07_gpt.ipynb, '7.5 The decoder block: causal self-attention'")
         ### END SOLUTION
 
 
@@ -134,12 +196,12 @@ class Block(Module):
         self.fc1, self.fc2 = Linear(n_embd, 4 * n_embd), Linear(4 * n_embd, n_embd)
 
     def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
-        ### BEGIN SOLUTION 7.3
-        raise NotImplementedError("Exercise 7.3: The decoder block — see chapters/07_gpt.ipynb, '7.3 The decoder block: causal self-attention'")
+        ### BEGIN SOLUTION 7.5
+        raise NotImplementedError("Exercise 7.5: The decoder block — see chapters/07_gpt.ipynb, '7.5 The decoder block: causal self-attention'")
         ### END SOLUTION
 
 
-# -- exercise 7.4: the GPT and its loss ------------------------------------------------------------
+# -- exercise 7.6: the GPT and its loss ------------------------------------------------------------
 
 
 class GPT(Module):
@@ -179,8 +241,8 @@ class GPT(Module):
                              f"block_size={self.block_size}: crop to the last {self.block_size}")
         if cache is not None:
             self._check_cache(cache, idx.shape[0])
-        ### BEGIN SOLUTION 7.4
-        raise NotImplementedError("Exercise 7.4: The GPT and its loss — see chapters/07_gpt.ipynb, '7.4 The GPT and its loss'")
+        ### BEGIN SOLUTION 7.6
+        raise NotImplementedError("Exercise 7.6: The GPT and its loss — see chapters/07_gpt.ipynb, '7.6 The GPT and its loss'")
         ### END SOLUTION
 
     def _check_cache(self, cache: KVCache, batch: int) -> None:
@@ -194,6 +256,16 @@ class GPT(Module):
                 f"GPT: a KVCache of max_length={cache.max_length} positions for a model whose "
                 f"context is block_size={self.block_size} positions (0..{self.block_size - 1}): "
                 f"positions from {self.block_size} on have no embedding; {build}")
+        stored = [(name, layer, type(held).__name__)
+                  for name, held_list in (("keys", cache.keys), ("values", cache.values))
+                  for layer, held in enumerate(held_list)
+                  if held is not None and not isinstance(held, np.ndarray)]
+        if stored:
+            name, layer, kind = stored[0]
+            raise TypeError(
+                f"GPT: the KVCache holds {name}[{layer}] as a {kind}, not a NumPy array: "
+                f"KVCache.update (7.8) must store the arrays (k.data, v.data), which no graph "
+                f"follows, and return them wrapped as new Tensors")
         held = next((keys for keys in cache.keys if keys is not None), None)
         if held is not None and held.shape[0] != batch:
             raise ValueError(
@@ -204,8 +276,8 @@ class GPT(Module):
     def loss(self, idx, targets) -> Tensor:
         """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
         targets = unwrap(targets)  # ids from a DataLoader come as tensors
-        ### BEGIN SOLUTION 7.4
-        raise NotImplementedError("Exercise 7.4: The GPT and its loss — see chapters/07_gpt.ipynb, '7.4 The GPT and its loss'")
+        ### BEGIN SOLUTION 7.6
+        raise NotImplementedError("Exercise 7.6: The GPT and its loss — see chapters/07_gpt.ipynb, '7.6 The GPT and its loss'")
         ### END SOLUTION
 
     def generate(self, idx, max_new_tokens: int, temperature: float = 1.0, top_k: int | None = None,
@@ -253,8 +325,8 @@ class GPT(Module):
         self.eval()
         try:
             with no_grad():
-                ### BEGIN SOLUTION 7.6
-                raise NotImplementedError("Exercise 7.6: The key-value cache — see chapters/07_gpt.ipynb, '7.6 The key-value cache'")
+                ### BEGIN SOLUTION 7.8
+                raise NotImplementedError("Exercise 7.8: The key-value cache — see chapters/07_gpt.ipynb, '7.8 The key-value cache'")
                 ### END SOLUTION
         finally:
             _restore_modes(modes)  # every module's own flag, as Transformer.generate
@@ -262,12 +334,12 @@ class GPT(Module):
 
 def bits_per_char(loss_nats: float) -> float:
     """A loss in nats (natural log) per character as bits (log₂) per character."""
-    ### BEGIN SOLUTION 7.4
-    raise NotImplementedError("Exercise 7.4: The GPT and its loss — see chapters/07_gpt.ipynb, '7.4 The GPT and its loss'")
+    ### BEGIN SOLUTION 7.6
+    raise NotImplementedError("Exercise 7.6: The GPT and its loss — see chapters/07_gpt.ipynb, '7.6 The GPT and its loss'")
     ### END SOLUTION
 
 
-# -- exercise 7.5: sampling --------------------------------------------------------------------------
+# -- exercise 7.7: sampling --------------------------------------------------------------------------
 
 
 def _check_settings(op: str, temperature, top_k, top_p) -> None:
@@ -341,8 +413,8 @@ def next_token_probabilities(logits, temperature: float = 1.0, top_k: int | None
     logits = np.asarray(unwrap(logits), dtype=np.float64)
     _check_settings("next_token_probabilities", temperature, top_k, top_p)
     _check_logits("next_token_probabilities", logits, temperature)
-    ### BEGIN SOLUTION 7.5
-    raise NotImplementedError("Exercise 7.5: Sampling — see chapters/07_gpt.ipynb, '7.5 Sampling: temperature, top-k, top-p'")
+    ### BEGIN SOLUTION 7.7
+    raise NotImplementedError("Exercise 7.7: Sampling — see chapters/07_gpt.ipynb, '7.7 Sampling: temperature, top-k, top-p'")
     ### END SOLUTION
 
 
@@ -363,12 +435,12 @@ def sample_next(logits, temperature: float = 1.0, top_k: int | None = None,
     _check_settings("sample_next", temperature, top_k, top_p)
     _check_logits("sample_next", given, temperature)
     probs = next_token_probabilities(logits, temperature, top_k, top_p)
-    ### BEGIN SOLUTION 7.5
-    raise NotImplementedError("Exercise 7.5: Sampling — see chapters/07_gpt.ipynb, '7.5 Sampling: temperature, top-k, top-p'")
+    ### BEGIN SOLUTION 7.7
+    raise NotImplementedError("Exercise 7.7: Sampling — see chapters/07_gpt.ipynb, '7.7 Sampling: temperature, top-k, top-p'")
     ### END SOLUTION
 
 
-# -- exercise 7.6: the key-value cache ---------------------------------------------------------------
+# -- exercise 7.8: the key-value cache ---------------------------------------------------------------
 
 
 class KVCache:
@@ -395,8 +467,8 @@ class KVCache:
     def positions(self, count: int) -> np.ndarray:
         """The positions of `count` new ids, after the ones read so far; ValueError beyond
         max_length, the cache unchanged."""
-        ### BEGIN SOLUTION 7.6
-        raise NotImplementedError("Exercise 7.6: The key-value cache — see chapters/07_gpt.ipynb, '7.6 The key-value cache'")
+        ### BEGIN SOLUTION 7.8
+        raise NotImplementedError("Exercise 7.8: The key-value cache — see chapters/07_gpt.ipynb, '7.8 The key-value cache'")
         ### END SOLUTION
 
     def update(self, layer: int, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
@@ -414,6 +486,6 @@ class KVCache:
                 f"KVCache.update: layer {layer} holds keys of shape {held.shape} (N, H, S, "
                 f"head_dim); new keys of shape {new} differ in more than the position axis: a "
                 "cache serves one batch of one model; start a new KVCache for another batch")
-        ### BEGIN SOLUTION 7.6
-        raise NotImplementedError("Exercise 7.6: The key-value cache — see chapters/07_gpt.ipynb, '7.6 The key-value cache'")
+        ### BEGIN SOLUTION 7.8
+        raise NotImplementedError("Exercise 7.8: The key-value cache — see chapters/07_gpt.ipynb, '7.8 The key-value cache'")
         ### END SOLUTION

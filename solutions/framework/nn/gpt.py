@@ -1,6 +1,8 @@
 """Chapter 7: a character-level GPT, as nanoGPT's, with a key-value cache proved exact.
 
-Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), and a
+Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), a `Bigram`
+table sets the baseline to beat, attention starts as an average of the past
+(`causal_average`, `causal_softmax`), and a
 decoder-only Transformer (`GPT`: token and position embeddings, pre-LN `Block`s of
 causal self-attention and a feed-forward network, a final LayerNorm, a head tied to the
 token embedding) learns to predict each next character. `next_token_probabilities` and
@@ -27,8 +29,9 @@ from .sparse import Embedding
 from .transformer import _modes, _restore_modes
 
 __all__ = [
-    "GPT", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "bits_per_char",
-    "causal_mask", "get_batch", "next_token_probabilities", "sample_next",
+    "GPT", "Bigram", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "average_weights",
+    "bits_per_char", "causal_average", "causal_mask", "causal_softmax", "get_batch",
+    "next_token_probabilities", "sample_next",
 ]
 
 
@@ -100,7 +103,71 @@ def get_batch(data: np.ndarray, batch_size: int, block_size: int,
     ### END SOLUTION
 
 
-# -- exercise 7.3: the decoder block ----------------------------------------------------------------
+# -- exercise 7.3: the bigram baseline ----------------------------------------------------------
+
+
+class Bigram(Module):
+    """The baseline: the next id's logits read from a (V, V) table at the current id alone,
+    logits[n, t] = table[idx[n, t]]. V² parameters, all zero at the start: the loss is ln V."""
+
+    def __init__(self, vocab_size: int) -> None:
+        super().__init__()
+        self.vocab_size = vocab_size
+        ### BEGIN SOLUTION 7.3
+        self.table = Embedding(vocab_size, vocab_size)
+        self.table.weight.data[...] = 0  # every id equally likely: the loss starts at ln V
+        ### END SOLUTION
+
+    def forward(self, idx) -> Tensor:
+        """ids (N, T) → logits (N, T, vocab_size)."""
+        idx = np.asarray(unwrap(idx))
+        if idx.ndim != 2:
+            raise ValueError(f"Bigram: ids of shape {idx.shape}; expected a batch (N, T) of rows "
+                             "of ids: idx[None] for one sequence")
+        ### BEGIN SOLUTION 7.3
+        return self.table(idx)
+        ### END SOLUTION
+
+    def loss(self, idx, targets) -> Tensor:
+        """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
+        targets = unwrap(targets)  # ids from a DataLoader come as tensors
+        ### BEGIN SOLUTION 7.3
+        rows = self(idx).reshape(-1, self.vocab_size)  # (N·T, V): one row per position
+        return F.cross_entropy(rows, np.asarray(targets).reshape(-1))
+        ### END SOLUTION
+
+
+# -- exercise 7.4: attention as an average of the past ---------------------------------------------
+
+
+def average_weights(length: int) -> np.ndarray:
+    """(T, T) float64 weights of the running mean: W[t, j] = 1/(t+1) for j <= t, else 0, so
+    that (W @ x)[t] is the mean of x[0 … t]."""
+    ### BEGIN SOLUTION 7.4
+    lower = np.tri(length)
+    return lower / lower.sum(axis=1, keepdims=True)
+    ### END SOLUTION
+
+
+def causal_average(x: Tensor) -> Tensor:
+    """x (..., T, C) → (..., T, C), x's dtype: position t the mean of x at positions 0 … t,
+    as one product average_weights(T) @ x."""
+    ### BEGIN SOLUTION 7.4
+    weights = average_weights(x.shape[-2]).astype(x.dtype)
+    return Tensor(weights) @ x
+    ### END SOLUTION
+
+
+def causal_softmax(scores: Tensor) -> Tensor:
+    """scores (..., T, T) → weights (..., T, T): row t the softmax of scores[t, 0 … t], 0 for
+    the keys after t. Equal scores give average_weights(T): attention is a weighted average."""
+    ### BEGIN SOLUTION 7.4
+    future = ~np.tri(scores.shape[-1], dtype=bool)
+    return F.softmax(scores.masked_fill(future, -math.inf), axis=-1)
+    ### END SOLUTION
+
+
+# -- exercise 7.5: the decoder block ----------------------------------------------------------------
 
 
 def causal_mask(length: int, source: int) -> np.ndarray:
@@ -108,7 +175,7 @@ def causal_mask(length: int, source: int) -> np.ndarray:
     attention's convention). The queries are the last `length` of `source` positions: query i
     sits at position source - length + i and sees keys j <= source - length + i.
     """
-    ### BEGIN SOLUTION 7.3
+    ### BEGIN SOLUTION 7.5
     return np.tri(length, source, source - length, dtype=bool)
     ### END SOLUTION
 
@@ -126,7 +193,7 @@ class CausalSelfAttention(MultiheadAttention):
         super().__init__(embed_dim, num_heads, dropout=dropout, bias=bias, batch_first=True)
 
     def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
-        ### BEGIN SOLUTION 7.3
+        ### BEGIN SOLUTION 7.5
         q, k, v = (self.split_heads(proj(x)) for proj in (self.q_proj, self.k_proj, self.v_proj))
         if cache is not None:
             k, v = cache.update(layer, k, v)
@@ -148,13 +215,13 @@ class Block(Module):
         self.fc1, self.fc2 = Linear(n_embd, 4 * n_embd), Linear(4 * n_embd, n_embd)
 
     def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
-        ### BEGIN SOLUTION 7.3
+        ### BEGIN SOLUTION 7.5
         x = x + self.attn(self.ln_1(x), cache, layer)
         return x + self.fc2(F.gelu(self.fc1(self.ln_2(x))))
         ### END SOLUTION
 
 
-# -- exercise 7.4: the GPT and its loss ------------------------------------------------------------
+# -- exercise 7.6: the GPT and its loss ------------------------------------------------------------
 
 
 class GPT(Module):
@@ -194,7 +261,7 @@ class GPT(Module):
                              f"block_size={self.block_size}: crop to the last {self.block_size}")
         if cache is not None:
             self._check_cache(cache, idx.shape[0])
-        ### BEGIN SOLUTION 7.4
+        ### BEGIN SOLUTION 7.6
         positions = np.arange(idx.shape[1]) if cache is None else cache.positions(idx.shape[1])
         x = self.wte(idx) + self.wpe(positions)
         for layer, block in enumerate(self.blocks):
@@ -213,6 +280,16 @@ class GPT(Module):
                 f"GPT: a KVCache of max_length={cache.max_length} positions for a model whose "
                 f"context is block_size={self.block_size} positions (0..{self.block_size - 1}): "
                 f"positions from {self.block_size} on have no embedding; {build}")
+        stored = [(name, layer, type(held).__name__)
+                  for name, held_list in (("keys", cache.keys), ("values", cache.values))
+                  for layer, held in enumerate(held_list)
+                  if held is not None and not isinstance(held, np.ndarray)]
+        if stored:
+            name, layer, kind = stored[0]
+            raise TypeError(
+                f"GPT: the KVCache holds {name}[{layer}] as a {kind}, not a NumPy array: "
+                f"KVCache.update (7.8) must store the arrays (k.data, v.data), which no graph "
+                f"follows, and return them wrapped as new Tensors")
         held = next((keys for keys in cache.keys if keys is not None), None)
         if held is not None and held.shape[0] != batch:
             raise ValueError(
@@ -223,7 +300,7 @@ class GPT(Module):
     def loss(self, idx, targets) -> Tensor:
         """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
         targets = unwrap(targets)  # ids from a DataLoader come as tensors
-        ### BEGIN SOLUTION 7.4
+        ### BEGIN SOLUTION 7.6
         logits = self(idx)
         return F.cross_entropy(logits.reshape(-1, self.vocab_size), np.asarray(targets).reshape(-1))
         ### END SOLUTION
@@ -273,7 +350,7 @@ class GPT(Module):
         self.eval()
         try:
             with no_grad():
-                ### BEGIN SOLUTION 7.6
+                ### BEGIN SOLUTION 7.8
                 cache = KVCache(self.n_layer, self.block_size) if use_cache else None
                 fresh = idx  # what the model has not read yet
                 for _ in range(max_new_tokens):
@@ -289,12 +366,12 @@ class GPT(Module):
 
 def bits_per_char(loss_nats: float) -> float:
     """A loss in nats (natural log) per character as bits (log₂) per character."""
-    ### BEGIN SOLUTION 7.4
+    ### BEGIN SOLUTION 7.6
     return float(loss_nats) / math.log(2)
     ### END SOLUTION
 
 
-# -- exercise 7.5: sampling --------------------------------------------------------------------------
+# -- exercise 7.7: sampling --------------------------------------------------------------------------
 
 
 def _check_settings(op: str, temperature, top_k, top_p) -> None:
@@ -368,7 +445,7 @@ def next_token_probabilities(logits, temperature: float = 1.0, top_k: int | None
     logits = np.asarray(unwrap(logits), dtype=np.float64)
     _check_settings("next_token_probabilities", temperature, top_k, top_p)
     _check_logits("next_token_probabilities", logits, temperature)
-    ### BEGIN SOLUTION 7.5
+    ### BEGIN SOLUTION 7.7
     if temperature == 0:
         greedy = np.zeros_like(logits)
         np.put_along_axis(greedy, logits.argmax(axis=-1)[..., None], 1.0, axis=-1)
@@ -408,7 +485,7 @@ def sample_next(logits, temperature: float = 1.0, top_k: int | None = None,
     _check_settings("sample_next", temperature, top_k, top_p)
     _check_logits("sample_next", given, temperature)
     probs = next_token_probabilities(logits, temperature, top_k, top_p)
-    ### BEGIN SOLUTION 7.5
+    ### BEGIN SOLUTION 7.7
     rng = default_generator() if generator is None else generator
     cumulative = np.cumsum(probs, axis=-1)
     u = rng.random((probs.shape[0], 1)) * cumulative[:, -1:]
@@ -417,7 +494,7 @@ def sample_next(logits, temperature: float = 1.0, top_k: int | None = None,
     ### END SOLUTION
 
 
-# -- exercise 7.6: the key-value cache ---------------------------------------------------------------
+# -- exercise 7.8: the key-value cache ---------------------------------------------------------------
 
 
 class KVCache:
@@ -444,7 +521,7 @@ class KVCache:
     def positions(self, count: int) -> np.ndarray:
         """The positions of `count` new ids, after the ones read so far; ValueError beyond
         max_length, the cache unchanged."""
-        ### BEGIN SOLUTION 7.6
+        ### BEGIN SOLUTION 7.8
         start = self.length
         if start + count > self.max_length:
             raise ValueError(
@@ -469,7 +546,7 @@ class KVCache:
                 f"KVCache.update: layer {layer} holds keys of shape {held.shape} (N, H, S, "
                 f"head_dim); new keys of shape {new} differ in more than the position axis: a "
                 "cache serves one batch of one model; start a new KVCache for another batch")
-        ### BEGIN SOLUTION 7.6
+        ### BEGIN SOLUTION 7.8
         k, v = k.data, v.data
         if self.keys[layer] is not None:
             k = np.concatenate([self.keys[layer], k], axis=-2)
