@@ -568,7 +568,7 @@ EXERCISES = [
     ),
     # -- chapter 7: a character-level GPT with a key-value cache (issue 22) ---------------------
     Exercise(
-        "7.1", "Characters as ids", 10, ("nn/gpt.py",),
+        "7.1", "Characters as ids", 5, ("nn/gpt.py",),
         "7.1 Characters as ids",
         "Check the ids: the sorted distinct characters, each character's id its place among "
         "them; encode gives int64 and raises ValueError naming every unknown character, and "
@@ -620,7 +620,7 @@ EXERCISES = [
         uses=("7.5",),
     ),
     Exercise(
-        "7.7", "Sampling", 10, ("nn/gpt.py",),
+        "7.7", "Sampling", 10, ("nn/sampling.py",),
         "7.7 Sampling: temperature, top-k, top-p",
         "Check the order: temperature divides the logits BEFORE the softmax (0: a one-hot at "
         "the first largest), then top-k (ids tied with the k-th largest stay too), then top-p "
@@ -630,7 +630,7 @@ EXERCISES = [
         "has folded hints, from the idea to the calls.",
     ),
     Exercise(
-        "7.8", "The key-value cache", 20, ("nn/gpt.py",),
+        "7.8", "The key-value cache", 15, ("nn/gpt.py",),
         "7.8 The key-value cache",
         "Check exactness: the new keys and values join the cache BEFORE attending (a new query "
         "reads its own key), the new ids sit at positions length, length + 1, …, and generate "
@@ -641,16 +641,25 @@ EXERCISES = [
         uses=("7.5", "7.6", "7.7"),
     ),
     Exercise(
-        "7.9", "Perplexity", 0, ("bonus/chapter7_gpt.py",),
-        "7.9 Bonus: perplexity",
+        "7.9", "The training loop", 10, ("nn/gpt.py",),
+        "7.9 The training loop",
+        "Check the order of a step: the loss, zero_grad BEFORE backward (backward adds to "
+        ".grad), clip, the optimiser's step, then the schedule's. Evaluate in eval mode under "
+        "no_grad and put the modes back; record the validation loss every eval_every steps and "
+        "after the last. The section named below has folded hints, from the idea to the calls.",
+        uses=("7.2",),
+    ),
+    Exercise(
+        "7.10", "Perplexity", 0, ("bonus/chapter7_gpt.py",),
+        "7.10 Bonus: perplexity",
         "Flatten to rows (M, V) and ids (M,), drop the rows whose target is ignore_index, "
         "log-softmax each row with its max subtracted first, pick each row's target, and "
         "return exp of minus their mean as a float.",
         bonus=True,
     ),
     Exercise(
-        "7.10", "Repetition penalty", 0, ("bonus/chapter7_gpt.py",),
-        "7.10 Bonus: repetition penalty",
+        "7.11", "Repetition penalty", 0, ("bonus/chapter7_gpt.py",),
+        "7.11 Bonus: repetition penalty",
         "Mark the ids seen in each row once (a boolean (N, V) table filled along axis 1 from "
         "previous); where marked, logit / penalty if the logit is > 0 else logit * penalty; "
         "work on a copy, and keep the logits' dtype.",

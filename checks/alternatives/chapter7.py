@@ -279,7 +279,61 @@ ALTERNATIVES = [
                 return np.concatenate(out, axis=1)""",
     ),
     Mutant(
-        "7.9", "perplexity by a loop over the rows, logaddexp for the normaliser",
+        "7.9", "the evaluation as a running sum under set_grad_enabled(False)",
+        """    modes = _modes(model)
+    model.eval()
+    try:
+        with no_grad():
+            losses = [model.loss(*get_batch(ids, batch_size, block_size, generator)).item()
+                      for _ in range(batches)]
+    finally:
+        _restore_modes(modes)
+    return float(np.mean(losses))""",
+        """    from ..autodiff import set_grad_enabled
+    flags = [(module, module.training) for module in model.modules()]
+    model.eval()
+    total = 0.0
+    with set_grad_enabled(False):
+        for _ in range(batches):
+            x, y = get_batch(ids, batch_size, block_size, generator)
+            total += float(model.loss(x, y).data)
+    for module, flag in flags:
+        object.__setattr__(module, "training", flag)
+    return total / batches""",
+    ),
+    Mutant(
+        "7.9", "the loop: groups by name, the gradients cleared after each step",
+        """    rng = default_generator() if generator is None else generator
+    params = list(model.parameters())
+    groups = [{"params": [p for p in params if p.ndim >= 2], "weight_decay": weight_decay},
+              {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0}]
+    optimizer = AdamW([g for g in groups if g["params"]], lr=lr, betas=(0.9, 0.99))""",
+        """    rng = generator or default_generator()
+    named = dict(model.named_parameters())
+    params = list(named.values())
+    decay = [name for name, p in named.items() if len(p.shape) > 1]
+    groups = [{"params": [named[n] for n in decay], "weight_decay": weight_decay}]
+    rest = [p for n, p in named.items() if n not in decay]
+    if rest:
+        groups.append({"params": rest, "weight_decay": 0.0})
+    optimizer = AdamW(groups, lr=lr, betas=(0.9, 0.99))
+    optimizer.zero_grad()""",
+    ),
+    Mutant(
+        "7.9", "the step: zero_grad after the update, not before the backward",
+        """        optimizer.zero_grad()
+        loss.backward()
+        clip_grad_norm_(params, max_norm)
+        optimizer.step()
+        scheduler.step()""",
+        """        loss.backward()
+        clip_grad_norm_(params, max_norm)
+        optimizer.step()
+        optimizer.zero_grad()
+        scheduler.step()""",
+    ),
+    Mutant(
+        "7.10", "perplexity by a loop over the rows, logaddexp for the normaliser",
         WHOLE_REGION,
         "total, count = 0.0, 0\n"
         "for row, target in zip(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)):\n"
@@ -290,7 +344,7 @@ ALTERNATIVES = [
         "return float(np.exp(total / count))\n",
     ),
     Mutant(
-        "7.10", "the penalty by rows and a set of ids",
+        "7.11", "the penalty by rows and a set of ids",
         WHOLE_REGION,
         "out = logits.copy()\n"
         "for n, row in enumerate(previous):\n"

@@ -224,35 +224,66 @@ MUTANTS = [
         "fresh = next_id[:, None]",
         "fresh = idx",
     ),
-    # -- 7.9 (bonus) perplexity
+    # -- 7.9 the training loop
     Mutant(
-        "7.9", "ignored positions counted",
+        "7.9", "the optimiser never steps: the weights stay where they started",
+        "        optimizer.step()\n        scheduler.step()",
+        "        scheduler.step()",
+    ),
+    Mutant(
+        "7.9", "zero_grad forgotten: each step follows the sum of every gradient so far",
+        "        optimizer.zero_grad()\n        loss.backward()",
+        "        loss.backward()",
+    ),
+    Mutant(
+        "7.9", "the evaluation builds a graph (no no_grad)",
+        "        with no_grad():\n            losses = [",
+        "        if True:\n            losses = [",
+    ),
+    Mutant(
+        "7.9", "the evaluation in training mode",
+        "    modes = _modes(model)\n    model.eval()\n    try:\n        with no_grad():",
+        "    modes = _modes(model)\n    try:\n        with no_grad():",
+    ),
+    Mutant(
+        "7.9", "the modes not restored: the model left in eval mode",
+        "    finally:\n        _restore_modes(modes)\n    return float(np.mean(losses))",
+        "    finally:\n        pass\n    return float(np.mean(losses))",
+    ),
+    Mutant(
+        "7.9", "no evaluation after the last step",
+        "        if step % every == 0 or step == steps:",
+        "        if step % every == 0:",
+    ),
+    # -- 7.10 (bonus) perplexity
+    Mutant(
+        "7.10", "ignored positions counted",
         "    keep = ids != ignore_index\n    rows, ids = rows[keep], ids[keep]\n",
         "    ids = np.where(ids == ignore_index, 0, ids)\n",
     ),
     Mutant(
-        "7.9", "no shift by the max: nan at 1e4",
+        "7.10", "no shift by the max: nan at 1e4",
         "    shifted = rows - rows.max(axis=1, keepdims=True)\n",
         "    shifted = rows\n",
     ),
     Mutant(
-        "7.9", "the mean cross-entropy, not its exponential",
+        "7.10", "the mean cross-entropy, not its exponential",
         "return float(np.exp(-log_probs[np.arange(len(ids)), ids].mean()))",
         "return float(-log_probs[np.arange(len(ids)), ids].mean())",
     ),
     Mutant(
-        "7.9", "the exponential taken per position, then averaged",
+        "7.10", "the exponential taken per position, then averaged",
         "return float(np.exp(-log_probs[np.arange(len(ids)), ids].mean()))",
         "return float(np.exp(-log_probs[np.arange(len(ids)), ids]).mean())",
     ),
-    # -- 7.10 (bonus) repetition penalty
+    # -- 7.11 (bonus) repetition penalty
     Mutant(
-        "7.10", "every logit divided, negative ones made more likely",
+        "7.11", "every logit divided, negative ones made more likely",
         "penalised = np.where(out > 0, out / penalty, out * penalty)",
         "penalised = out / penalty",
     ),
     Mutant(
-        "7.10", "penalised once per occurrence",
+        "7.11", "penalised once per occurrence",
         "    np.put_along_axis(seen, np.asarray(previous), True, axis=1)\n"
         "    penalised = np.where(out > 0, out / penalty, out * penalty)\n"
         "    return np.where(seen, penalised, out).astype(out.dtype)\n",
@@ -262,7 +293,7 @@ MUTANTS = [
         "    return out\n",
     ),
     Mutant(
-        "7.10", "the logits given changed in place",
+        "7.11", "the logits given changed in place",
         "    out = np.array(logits, copy=True)\n"
         "    seen = np.zeros(out.shape, dtype=bool)\n"
         "    np.put_along_axis(seen, np.asarray(previous), True, axis=1)\n"
