@@ -643,10 +643,11 @@ EXERCISES = [
     Exercise(
         "7.9", "The training loop", 10, ("nn/gpt.py",),
         "7.9 The training loop",
-        "Check the order of a step: the loss, zero_grad BEFORE backward (backward adds to "
-        ".grad), clip, the optimiser's step, then the schedule's. Evaluate in eval mode under "
-        "no_grad and put the modes back; record the validation loss every eval_every steps and "
-        "after the last. The section named below has folded hints, from the idea to the calls.",
+        "Check the order of a step: the loss, the gradients cleared before each backward "
+        "(backward adds to .grad), clip, the optimiser's step, then the schedule's. Evaluate "
+        "in eval mode under no_grad and put the modes back; record the validation loss every "
+        "eval_every steps and after the last. The section named below has folded hints, from "
+        "the idea to the calls.",
         uses=("7.2",),
     ),
     Exercise(
