@@ -570,7 +570,7 @@ EXERCISES = [
     ),
     # -- chapter 7: a character-level GPT with a key-value cache (issue 22) ---------------------
     Exercise(
-        "7.1", "Characters as ids", 10, ("nn/gpt.py",),
+        "7.1", "Characters as ids", 5, ("nn/gpt.py",),
         "7.1 Characters as ids",
         "Check the ids: the sorted distinct characters, each character's id its place among "
         "them; encode gives int64 and raises ValueError naming every unknown character, and "
@@ -586,8 +586,25 @@ EXERCISES = [
         "named below has folded hints, from the idea to the calls.",
     ),
     Exercise(
-        "7.3", "The decoder block", 20, ("nn/gpt.py",),
-        "7.3 The decoder block: causal self-attention",
+        "7.3", "The bigram baseline", 10, ("nn/gpt.py",),
+        "7.3 The bigram baseline",
+        "Check the contract: one row of vocab_size logits per current id and nothing else read "
+        "(no context, no position), V² parameters in all, every logit equal at the start (the "
+        "loss is then ln V), and the loss the mean cross-entropy over all N·T positions. The "
+        "section named below has folded hints, from the idea to the calls.",
+    ),
+    Exercise(
+        "7.4", "Attention as an average of the past", 10, ("nn/gpt.py",),
+        "7.4 Attention as an average of the past",
+        "Check the triangle: row t of the weights covers keys 0 … t (itself included) and each "
+        "row sums to 1; the product is weights @ x over the position axis, in x's dtype. For "
+        "the softmax, set the scores above the diagonal to -inf BEFORE the softmax over the "
+        "last axis (not 0, and not after it). The section named below has folded hints, from "
+        "the idea to the calls.",
+    ),
+    Exercise(
+        "7.5", "The decoder block", 15, ("nn/gpt.py",),
+        "7.5 The decoder block: causal self-attention",
         "Check the mask for queries that are the LAST positions: with L queries of S keys, "
         "query i reads keys j ≤ S - L + i. With a cache, attend to the keys and values "
         "cache.update returns, not only the new ones. The block is pre-LN: each branch's result "
@@ -595,18 +612,18 @@ EXERCISES = [
         "calls.",
     ),
     Exercise(
-        "7.4", "The GPT and its loss", 20, ("nn/gpt.py",),
-        "7.4 The GPT and its loss",
+        "7.6", "The GPT and its loss", 15, ("nn/gpt.py",),
+        "7.6 The GPT and its loss",
         "Check the positions (0 … T-1 without a cache, cache.positions(T) with one), that each "
         "block gets the cache and its layer number, and the tied head: ln_f(x) times the token "
         "embedding's weight transposed. The loss is the mean over all N·T positions, in nats; "
         "bits = nats / ln 2. The section named below has folded hints, from the idea to the "
         "calls.",
-        uses=("7.3",),
+        uses=("7.5",),
     ),
     Exercise(
-        "7.5", "Sampling", 15, ("nn/gpt.py",),
-        "7.5 Sampling: temperature, top-k, top-p",
+        "7.7", "Sampling", 10, ("nn/sampling.py",),
+        "7.7 Sampling: temperature, top-k, top-p",
         "Check the order: temperature divides the logits BEFORE the softmax (0: a one-hot at "
         "the first largest), then top-k (ids tied with the k-th largest stay too), then top-p "
         "on that renormalised distribution, which keeps an id when the mass BEFORE it is < "
@@ -615,27 +632,37 @@ EXERCISES = [
         "has folded hints, from the idea to the calls.",
     ),
     Exercise(
-        "7.6", "The key-value cache", 25, ("nn/gpt.py",),
-        "7.6 The key-value cache",
+        "7.8", "The key-value cache", 15, ("nn/gpt.py",),
+        "7.8 The key-value cache",
         "Check exactness: the new keys and values join the cache BEFORE attending (a new query "
         "reads its own key), the new ids sit at positions length, length + 1, …, and generate "
         "feeds the whole prompt once, then only the id just drawn (without the cache, the last "
         "block_size ids every step). The section named below has folded hints, from the idea to "
         "the calls.",
         time_limit=120.0,
-        uses=("7.3", "7.4", "7.5"),
+        uses=("7.5", "7.6", "7.7"),
     ),
     Exercise(
-        "7.7", "Perplexity", 0, ("bonus/chapter7_gpt.py",),
-        "7.7 Bonus: perplexity",
+        "7.9", "The training loop", 10, ("nn/gpt.py",),
+        "7.9 The training loop",
+        "Check the order of a step: the loss, the gradients cleared before each backward "
+        "(backward adds to .grad), clip, the optimiser's step, then the schedule's. Evaluate "
+        "in eval mode under no_grad and put the modes back; record the validation loss every "
+        "eval_every steps and after the last. The section named below has folded hints, from "
+        "the idea to the calls.",
+        uses=("7.2",),
+    ),
+    Exercise(
+        "7.10", "Perplexity", 0, ("bonus/chapter7_gpt.py",),
+        "7.10 Bonus: perplexity",
         "Flatten to rows (M, V) and ids (M,), drop the rows whose target is ignore_index, "
         "log-softmax each row with its max subtracted first, pick each row's target, and "
         "return exp of minus their mean as a float.",
         bonus=True,
     ),
     Exercise(
-        "7.8", "Repetition penalty", 0, ("bonus/chapter7_gpt.py",),
-        "7.8 Bonus: repetition penalty",
+        "7.11", "Repetition penalty", 0, ("bonus/chapter7_gpt.py",),
+        "7.11 Bonus: repetition penalty",
         "Mark the ids seen in each row once (a boolean (N, V) table filled along axis 1 from "
         "previous); where marked, logit / penalty if the logit is > 0 else logit * penalty; "
         "work on a copy, and keep the logits' dtype.",

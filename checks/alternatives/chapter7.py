@@ -1,6 +1,8 @@
 """Chapter 7's second correct implementation: every region written another textbook way.
 
-The vocabulary as two dictionaries; windows cut one by one with slices; the causal mask
+The vocabulary as two dictionaries; windows cut one by one with slices; the bigram's table a
+bare Parameter indexed by the ids, its loss through log_softmax and a one-hot; the running
+mean as slice means, the causal softmax as exponentials times a 0/1 triangle; the causal mask
 by comparing position grids; attention through chapter 5's MultiheadAttention forward
 when there is no cache, and a float mask of -inf with a cache; the GPT's head as a
 matmul with the embedding moved to (E, V) by transpose(); the loss through log_softmax
@@ -56,13 +58,58 @@ ALTERNATIVES = [
     return np.stack(xs), np.stack(ys)""",
     ),
     Mutant(
-        "7.3", "causal mask by comparing position grids",
+        "7.3", "the table a bare Parameter, drawn small, indexed by the ids",
+        """        self.table = Embedding(vocab_size, vocab_size)
+        self.table.weight.data[...] = 0  # every id equally likely: the loss starts at ln V""",
+        """        from .modules import Parameter
+        draws = default_generator().normal(0.0, 1e-3, (vocab_size, vocab_size))
+        self.logits = Parameter(draws.astype(np.float32))""",
+    ),
+    Mutant(
+        "7.3", "the forward as a row lookup by indexing",
+        "        return self.table(idx)",
+        "        return self.logits[idx]",
+    ),
+    Mutant(
+        "7.3", "the loss through log_softmax and a one-hot",
+        """        rows = self(idx).reshape(-1, self.vocab_size)  # (N·T, V): one row per position
+        return F.cross_entropy(rows, np.asarray(targets).reshape(-1))""",
+        """        log_probs = F.log_softmax(self(idx), axis=-1)
+        picked = np.eye(self.vocab_size)[np.asarray(targets)]
+        return -(log_probs * picked).sum() / picked[..., 0].size""",
+    ),
+    Mutant(
+        "7.4", "the running mean's weights by comparing position grids",
+        """    lower = np.tri(length)
+    return lower / lower.sum(axis=1, keepdims=True)""",
+        """    t, j = np.indices((length, length))
+    return np.where(j <= t, 1.0 / (t + 1), 0.0)""",
+    ),
+    Mutant(
+        "7.4", "the running mean as one slice mean per position, stacked",
+        """    weights = average_weights(x.shape[-2]).astype(x.dtype)
+    return Tensor(weights) @ x""",
+        """    from ..provided.surface import concatenate
+    means = [x[..., : t + 1, :].mean(axis=-2, keepdims=True) for t in range(x.shape[-2])]
+    return concatenate(means, axis=-2)""",
+    ),
+    Mutant(
+        "7.4", "the causal softmax as exponentials times a 0/1 triangle, normalised",
+        """    future = ~np.tri(scores.shape[-1], dtype=bool)
+    return F.softmax(scores.masked_fill(future, -math.inf), axis=-1)""",
+        """    lower = np.tri(scores.shape[-1])
+    top = np.max(np.where(lower > 0, scores.data, -np.inf), axis=-1, keepdims=True)
+    weights = (scores - top).exp() * lower.astype(scores.dtype)
+    return weights / weights.sum(axis=-1, keepdims=True)""",
+    ),
+    Mutant(
+        "7.5", "causal mask by comparing position grids",
         "    return np.tri(length, source, source - length, dtype=bool)",
         """    query_positions = np.arange(source - length, source)[:, None]
     return np.arange(source)[None, :] <= query_positions""",
     ),
     Mutant(
-        "7.3", "attention through chapter 5's forward without a cache, a float mask with one",
+        "7.5", "attention through chapter 5's forward without a cache, a float mask with one",
         """        q, k, v = (self.split_heads(proj(x)) for proj in (self.q_proj, self.k_proj, self.v_proj))
         if cache is not None:
             k, v = cache.update(layer, k, v)
@@ -81,7 +128,7 @@ ALTERNATIVES = [
         return self.out_proj(self.merge_heads(heads))""",
     ),
     Mutant(
-        "7.3", "block with named branches",
+        "7.5", "block with named branches",
         """        x = x + self.attn(self.ln_1(x), cache, layer)
         return x + self.fc2(F.gelu(self.fc1(self.ln_2(x))))""",
         """        from .modules import GELU
@@ -92,7 +139,7 @@ ALTERNATIVES = [
         return h + self.fc2(hidden)""",
     ),
     Mutant(
-        "7.4", "head as a matmul with the embedding transposed",
+        "7.6", "head as a matmul with the embedding transposed",
         """        positions = np.arange(idx.shape[1]) if cache is None else cache.positions(idx.shape[1])
         x = self.wte(idx) + self.wpe(positions)
         for layer, block in enumerate(self.blocks):
@@ -110,7 +157,7 @@ ALTERNATIVES = [
         return x.matmul(self.wte.weight.transpose(0, 1))""",
     ),
     Mutant(
-        "7.4", "loss through log_softmax and a one-hot",
+        "7.6", "loss through log_softmax and a one-hot",
         """        logits = self(idx)
         return F.cross_entropy(logits.reshape(-1, self.vocab_size), np.asarray(targets).reshape(-1))""",
         """        logits = self.forward(idx).reshape(-1, self.vocab_size)
@@ -118,12 +165,12 @@ ALTERNATIVES = [
         return -(F.log_softmax(logits, axis=-1) * one_hot).sum() / len(one_hot)""",
     ),
     Mutant(
-        "7.4", "bits per character with log2",
+        "7.6", "bits per character with log2",
         "    return float(loss_nats) / math.log(2)",
         "    return float(loss_nats) * math.log2(math.e)",
     ),
     Mutant(
-        "7.5", "top-k by argpartition, top-p by a loop over sorted rows",
+        "7.7", "top-k by argpartition, top-p by a loop over sorted rows",
         """    if temperature == 0:
         greedy = np.zeros_like(logits)
         np.put_along_axis(greedy, logits.argmax(axis=-1)[..., None], 1.0, axis=-1)
@@ -166,7 +213,7 @@ ALTERNATIVES = [
     return out.reshape(logits.shape)""",
     ),
     Mutant(
-        "7.5", "draws by Generator.choice",
+        "7.7", "draws by Generator.choice",
         """    rng = default_generator() if generator is None else generator
     cumulative = np.cumsum(probs, axis=-1)
     u = rng.random((probs.shape[0], 1)) * cumulative[:, -1:]
@@ -176,7 +223,7 @@ ALTERNATIVES = [
     return np.array([rng.choice(len(p), p=p / p.sum()) for p in probs], dtype=np.int64)""",
     ),
     Mutant(
-        "7.6", "the cache as preallocated buffers written in place",
+        "7.8", "the cache as preallocated buffers written in place",
         """        k, v = k.data, v.data
         if self.keys[layer] is not None:
             k = np.concatenate([self.keys[layer], k], axis=-2)
@@ -195,7 +242,7 @@ ALTERNATIVES = [
         return Tensor(self.keys[layer]), Tensor(self.values[layer])""",
     ),
     Mutant(
-        "7.6", "positions checked after computing them",
+        "7.8", "positions checked after computing them",
         """        start = self.length
         if start + count > self.max_length:
             raise ValueError(
@@ -209,7 +256,7 @@ ALTERNATIVES = [
         return positions""",
     ),
     Mutant(
-        "7.6", "generate: the prompt primed before the loop",
+        "7.8", "generate: the prompt primed before the loop",
         """                cache = KVCache(self.n_layer, self.block_size) if use_cache else None
                 fresh = idx  # what the model has not read yet
                 for _ in range(max_new_tokens):
@@ -232,7 +279,61 @@ ALTERNATIVES = [
                 return np.concatenate(out, axis=1)""",
     ),
     Mutant(
-        "7.7", "perplexity by a loop over the rows, logaddexp for the normaliser",
+        "7.9", "the evaluation as a running sum under set_grad_enabled(False)",
+        """    modes = _modes(model)
+    model.eval()
+    try:
+        with no_grad():
+            losses = [model.loss(*get_batch(ids, batch_size, block_size, generator)).item()
+                      for _ in range(batches)]
+    finally:
+        _restore_modes(modes)
+    return float(np.mean(losses))""",
+        """    from ..autodiff import set_grad_enabled
+    flags = [(module, module.training) for module in model.modules()]
+    model.eval()
+    total = 0.0
+    with set_grad_enabled(False):
+        for _ in range(batches):
+            x, y = get_batch(ids, batch_size, block_size, generator)
+            total += float(model.loss(x, y).data)
+    for module, flag in flags:
+        object.__setattr__(module, "training", flag)
+    return total / batches""",
+    ),
+    Mutant(
+        "7.9", "the loop: groups by name, the gradients cleared after each step",
+        """    rng = default_generator() if generator is None else generator
+    params = list(model.parameters())
+    groups = [{"params": [p for p in params if p.ndim >= 2], "weight_decay": weight_decay},
+              {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0}]
+    optimizer = AdamW([g for g in groups if g["params"]], lr=lr, betas=(0.9, 0.99))""",
+        """    rng = generator or default_generator()
+    named = dict(model.named_parameters())
+    params = list(named.values())
+    decay = [name for name, p in named.items() if len(p.shape) > 1]
+    groups = [{"params": [named[n] for n in decay], "weight_decay": weight_decay}]
+    rest = [p for n, p in named.items() if n not in decay]
+    if rest:
+        groups.append({"params": rest, "weight_decay": 0.0})
+    optimizer = AdamW(groups, lr=lr, betas=(0.9, 0.99))
+    optimizer.zero_grad()""",
+    ),
+    Mutant(
+        "7.9", "the step: zero_grad after the update, not before the backward",
+        """        optimizer.zero_grad()
+        loss.backward()
+        clip_grad_norm_(params, max_norm)
+        optimizer.step()
+        scheduler.step()""",
+        """        loss.backward()
+        clip_grad_norm_(params, max_norm)
+        optimizer.step()
+        optimizer.zero_grad()
+        scheduler.step()""",
+    ),
+    Mutant(
+        "7.10", "perplexity by a loop over the rows, logaddexp for the normaliser",
         WHOLE_REGION,
         "total, count = 0.0, 0\n"
         "for row, target in zip(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)):\n"
@@ -243,7 +344,7 @@ ALTERNATIVES = [
         "return float(np.exp(total / count))\n",
     ),
     Mutant(
-        "7.8", "the penalty by rows and a set of ids",
+        "7.11", "the penalty by rows and a set of ids",
         WHOLE_REGION,
         "out = logits.copy()\n"
         "for n, row in enumerate(previous):\n"

@@ -1,5 +1,6 @@
-"""Chapter 7 grader: characters as ids, training windows, the decoder block, the GPT and its
-loss, sampling, and the key-value cache.
+"""Chapter 7 grader: characters as ids, training windows, the bigram baseline, attention as an
+average of the past, the decoder block, the GPT and its loss, sampling, the key-value cache,
+and the training loop.
 
 Every model here is built in float64 with every weight redrawn at a visible scale, and
 compared with the definitions written here in NumPy: LayerNorm, the tanh GELU, attention
@@ -16,8 +17,10 @@ refused with the cache unchanged.
 # isort: off
 from checks.chapter7_gpt import (  # noqa: F401
     data,
+    baseline,
     model,
     generation,
+    training,
     bonus,
 )
 # isort: on

@@ -1,4 +1,4 @@
-"""Chapter 7's bonus track, graded apart from the 100 points: 7.7 perplexity, 7.8 repetition penalty."""
+"""Chapter 7's bonus track, graded apart from the 100 points: 7.10 perplexity, 7.11 repetition penalty."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def metrics():
     return importlib.import_module(f"{fw.__name__}.bonus.chapter7_gpt")
 
 
-# -- 7.7 (bonus) perplexity -----------------------------------------------------------------------
+# -- 7.10 (bonus) perplexity -----------------------------------------------------------------------
 
 
 @st.composite
@@ -45,13 +45,13 @@ def perplexity_formula(logits, targets):
     return math.exp(-np.mean(log_probs[np.arange(len(ids)), ids]))
 
 
-@probe("7.7")
+@probe("7.10")
 def probe_perplexity(fw):
     return {"perplexity of even bets over 4 ids": lambda: metrics().perplexity(
         np.zeros((2, 4)), np.array([1, 3]))}
 
 
-@check("7.7")
+@check("7.10")
 @given(case=predictions())
 @example(case=(np.zeros((2, 4)), np.array([1, 3])))
 def test_perplexity_is_e_to_the_mean_cross_entropy(case):
@@ -62,7 +62,7 @@ def test_perplexity_is_e_to_the_mean_cross_entropy(case):
                  f"perplexity of logits {logits.shape}, targets {targets.tolist()}", rtol=1e-9)
 
 
-@check("7.7")
+@check("7.10")
 @given(case=predictions(), offset=st.sampled_from([1e4, -1e4, 1e3]))
 def test_perplexity_is_the_same_when_every_logit_of_a_row_moves_by_1e4(case, offset):
     """softmax ignores a constant added to a row: logits + 1e4 give the same perplexity, no nan."""
@@ -74,7 +74,7 @@ def test_perplexity_is_the_same_when_every_logit_of_a_row_moves_by_1e4(case, off
                  f"perplexity of logits {logits.shape} + {offset:g}", rtol=1e-6)
 
 
-# -- 7.8 (bonus) repetition penalty ---------------------------------------------------------------
+# -- 7.11 (bonus) repetition penalty ---------------------------------------------------------------
 
 
 def penalty_formula(logits, previous, penalty):
@@ -93,13 +93,13 @@ def penalty_cases(draw):
     return logits, previous, draw(st.sampled_from([1.2, 2.0]) | st.floats(0.5, 3.0))
 
 
-@probe("7.8")
+@probe("7.11")
 def probe_repetition_penalty(fw):
     return {"penalty 2 on ids 0 and 2 of [2, -1, -2, 3]": lambda: metrics().repetition_penalty(
         np.array([[2.0, -1.0, -2.0, 3.0]]), np.array([[0, 2, 0]]), 2.0)}
 
 
-@check("7.8")
+@check("7.11")
 @given(case=penalty_cases())
 @example(case=(np.array([[2.0, -1.0, -2.0, 3.0]]), np.array([[0, 2, 0]]), 2.0))
 def test_repetition_penalty_divides_positive_and_multiplies_negative_logits_once(case):
@@ -111,7 +111,7 @@ def test_repetition_penalty_divides_positive_and_multiplies_negative_logits_once
                  f"penalty={penalty:.4g})", rtol=1e-12, atol=1e-12)
 
 
-@check("7.8")
+@check("7.11")
 @given(case=penalty_cases(), dtype=st.sampled_from([np.float32, np.float64]))
 def test_repetition_penalty_keeps_the_dtype_and_makes_seen_ids_less_likely(case, dtype):
     """With penalty > 1 the probability of every id seen falls (or stays) and the dtype is kept."""

@@ -1,4 +1,4 @@
-"""Chapter 7, exercises 7.5–7.6: sampling, and the key-value cache."""
+"""Chapter 7, exercises 7.7–7.8: sampling, and the key-value cache."""
 
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from checks.chapter7_gpt.common import (
 )
 from checks.harness import assert_close, check, probe
 
-# -- 7.5 sampling -------------------------------------------------------------------------------
+# -- 7.7 sampling -------------------------------------------------------------------------------
 
 
-@probe("7.5")
+@probe("7.7")
 def probe_sampling(fw):
     logits = np.array([[2.0, 1.0, 0.0, -1.0]])
     return {"next_token_probabilities([2, 1, 0, -1], temperature=0.5, top_k=3)":
@@ -62,7 +62,7 @@ def renormalised(probs, keep):
 temperatures = st.floats(0.05, 5.0)
 
 
-@check("7.5")
+@check("7.7")
 @given(seed=seeds, vocab=st.integers(2, 8), temperature=temperatures)
 @example(seed=0, vocab=4, temperature=0.5)
 def test_temperature_divides_the_logits_before_the_softmax(seed, vocab, temperature):
@@ -72,7 +72,7 @@ def test_temperature_divides_the_logits_before_the_softmax(seed, vocab, temperat
     assert_close(got, softmax(logits / temperature), f"temperature {temperature}", 1e-9, 1e-12)
 
 
-@check("7.5")
+@check("7.7")
 def test_temperature_zero_is_greedy_first_maximum_on_ties():
     """temperature 0: all the mass on the largest logit, the first one when two tie."""
     logits = np.array([[0.5, 2.0, -1.0, 2.0], [3.0, 1.0, 3.0, 0.0]])
@@ -82,7 +82,7 @@ def test_temperature_zero_is_greedy_first_maximum_on_ties():
     assert np.asarray(ids).tolist() == [1, 0], f"sample_next at temperature 0: {ids}, expected [1, 0]"
 
 
-@check("7.5")
+@check("7.7")
 @given(seed=seeds, vocab=st.integers(2, 8), temperature=temperatures, data=st.data())
 @example(seed=0, vocab=5, temperature=1.0, data=None)
 def test_top_k_keeps_exactly_the_k_most_likely(seed, vocab, temperature, data):
@@ -96,7 +96,7 @@ def test_top_k_keeps_exactly_the_k_most_likely(seed, vocab, temperature, data):
                  f"{temperature}", 1e-9, 1e-12)
 
 
-@check("7.5")
+@check("7.7")
 def test_top_k_keeps_every_id_tied_with_the_kth():
     """top_k=2 of logits [3, 1, 1, 0]: the two ids tied at the 2nd largest are both kept."""
     logits = np.array([[3.0, 1.0, 1.0, 0.0], [0.0, 2.0, 2.0, 2.0]])
@@ -108,7 +108,7 @@ def test_top_k_keeps_every_id_tied_with_the_kth():
                  1e-9, 1e-12)
 
 
-@check("7.5")
+@check("7.7")
 @given(seed=seeds, vocab=st.integers(2, 8), top_p=st.floats(0.01, 1.0), temperature=temperatures)
 @example(seed=0, vocab=4, top_p=0.6, temperature=1.0)
 def test_top_p_keeps_the_fewest_ids_reaching_p_the_crossing_one_included(seed, vocab, top_p,
@@ -123,7 +123,7 @@ def test_top_p_keeps_the_fewest_ids_reaching_p_the_crossing_one_included(seed, v
                  f"top_p={top_p}, temperature {temperature}", 1e-9, 1e-12)
 
 
-@check("7.5")
+@check("7.7")
 @given(seed=seeds, vocab=st.integers(3, 8), top_p=st.floats(0.05, 1.0))
 def test_top_k_comes_before_top_p(seed, vocab, top_p):
     """Both: top-k first, its renormalised distribution then cut by top-p."""
@@ -137,7 +137,7 @@ def test_top_k_comes_before_top_p(seed, vocab, top_p):
                  f"top_k=2 then top_p={top_p}", 1e-9, 1e-12)
 
 
-@check("7.5")
+@check("7.7")
 def test_sampling_is_seeded_and_follows_the_distribution():
     """The same seed draws the same ids; 10,000 draws match the probabilities; 0 is never drawn."""
     logits = np.tile(np.array([[1.0, 0.0, 2.0, -0.5, 0.5]]), (10_000, 1))
@@ -158,10 +158,10 @@ def test_sampling_is_seeded_and_follows_the_distribution():
         )
 
 
-# -- 7.6 the key-value cache ---------------------------------------------------------------------
+# -- 7.8 the key-value cache ---------------------------------------------------------------------
 
 
-@probe("7.6")
+@probe("7.8")
 def probe_cache(fw):
     cache = gpt.KVCache(1, 4)
     positions = cache.positions(2)
@@ -197,7 +197,7 @@ def fed(model, ids, prompt: int, chunks: list[int]):
     return np.concatenate(logits, axis=1), cache
 
 
-@check("7.6")
+@check("7.8")
 @given(case=cache_cases())
 @example(case=(SMALL, 0, 1, [1] * 5))
 @example(case=(SMALL, 1, 3, [2, 1]))
@@ -217,7 +217,7 @@ def test_cached_logits_equal_the_uncached_forward_at_every_position(case):
                  f"chunks {chunks}) against the uncached forward", **EXACT)
 
 
-@check("7.6")
+@check("7.8")
 @given(case=cache_cases())
 @example(case=(SMALL, 3, 6, []))
 def test_one_id_past_the_context_is_refused_and_the_cache_kept(case):
@@ -240,7 +240,7 @@ def test_one_id_past_the_context_is_refused_and_the_cache_kept(case):
     )
 
 
-@check("7.6")
+@check("7.8")
 @given(size=sizes, seed=seeds, data=st.data())
 @example(size=SMALL, seed=0, data=None)
 def test_generate_feeds_the_prompt_once_then_one_id_per_step(size, seed, data):
@@ -264,7 +264,7 @@ def test_generate_feeds_the_prompt_once_then_one_id_per_step(size, seed, data):
     )
 
 
-@check("7.6")
+@check("7.8")
 @given(size=sizes, seed=seeds, temperature=st.sampled_from([0.0, 0.7, 1.0]))
 @example(size=SMALL, seed=0, temperature=1.0)
 def test_generate_with_the_cache_draws_what_without_it_draws(size, seed, temperature):
@@ -279,7 +279,7 @@ def test_generate_with_the_cache_draws_what_without_it_draws(size, seed, tempera
     assert_close(np.asarray(runs[0])[:, :1], prompt, "generate's output starts with the prompt", 0, 0)
 
 
-@check("7.6")
+@check("7.8")
 @given(size=sizes, seed=seeds)
 @example(size=SMALL, seed=0)
 def test_beyond_the_context_the_cache_refuses_and_the_window_slides(size, seed):

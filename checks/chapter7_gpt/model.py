@@ -1,4 +1,4 @@
-"""Chapter 7, exercises 7.3–7.4: the decoder block, and the GPT with its loss."""
+"""Chapter 7, exercises 7.5–7.6: the decoder block, and the GPT with its loss."""
 
 from __future__ import annotations
 
@@ -28,15 +28,15 @@ from checks.chapter7_gpt.common import (
 )
 from checks.harness import assert_close, check, check_gradients, probe
 
-# -- 7.3 the decoder block --------------------------------------------------------------------
+# -- 7.5 the decoder block --------------------------------------------------------------------
 
 
-@probe("7.3")
+@probe("7.5")
 def probe_block(fw):
     return {"causal_mask(2, 4)": gpt.causal_mask(2, 4)}
 
 
-@check("7.3")
+@check("7.5")
 @given(source=st.integers(1, 9), data=st.data())
 @example(source=3, data=None)
 def test_causal_mask_lets_each_query_see_itself_and_the_past(source, data):
@@ -72,7 +72,7 @@ def block_input(case: dict, data) -> np.ndarray:
     return noise + np.arange(shape[-1])
 
 
-@check("7.3")
+@check("7.5")
 @given(case=block_cases, data=st.data())
 @example(case={"n_head": 2, "head_dim": 2, "batch": 2, "length": 5, "seed": 0}, data=None)
 def test_block_is_pre_ln_causal_attention_then_feed_forward(case, data):
@@ -84,7 +84,7 @@ def test_block_is_pre_ln_causal_attention_then_feed_forward(case, data):
                  f"Block({e}, {case['n_head']}) on x {x.shape}", 1e-9, 1e-10)
 
 
-@check("7.3")
+@check("7.5")
 @given(case=block_cases)
 def test_a_later_position_never_changes_an_earlier_output(case):
     """Changing x at position t leaves the block's outputs at positions < t exactly as they were."""
@@ -103,8 +103,8 @@ def test_a_later_position_never_changes_an_earlier_output(case):
 
 class RecordingCache:
     """The graders' cache: `update(layer, k, v)` appends the new keys and values to the ones it
-    holds and returns all of them, as `KVCache.update` (7.6) does, written here so that 7.3 is
-    graded with fewer queries than keys without 7.6's code."""
+    holds and returns all of them, as `KVCache.update` (7.8) does, written here so that 7.5 is
+    graded with fewer queries than keys without 7.8's code."""
 
     def __init__(self) -> None:
         self.keys: dict[int, np.ndarray] = {}
@@ -117,7 +117,7 @@ class RecordingCache:
         return fw.Tensor(self.keys[layer]), fw.Tensor(self.values[layer])
 
 
-@check("7.3")
+@check("7.5")
 @given(case=block_cases)
 @example(case={"n_head": 2, "head_dim": 2, "batch": 2, "length": 5, "seed": 0})
 def test_with_a_cache_fewer_queries_read_every_earlier_key(case):
@@ -138,7 +138,7 @@ def test_with_a_cache_fewer_queries_read_every_earlier_key(case):
                  "causal_mask(L, S), which is_causal=True is not)", 1e-9, 1e-10)
 
 
-@check("7.3")
+@check("7.5")
 @given(case=block_cases, data=st.data())
 def test_block_gradients(case, data):
     """∂ of the block for x (every element) and its weights, float64 central differences."""
@@ -152,10 +152,10 @@ def test_block_gradients(case, data):
                     directional=True)
 
 
-# -- 7.4 the GPT and its loss -----------------------------------------------------------------
+# -- 7.6 the GPT and its loss -----------------------------------------------------------------
 
 
-@probe("7.4")
+@probe("7.6")
 def probe_gpt(fw):
     gpt.bits_per_char(1.0)  # this exercise's own code first: a model needs chapters 3 and 5
     fw.manual_seed(0)
@@ -166,7 +166,7 @@ def probe_gpt(fw):
             "its loss for targets [[2, 3, 4]]": lambda: model.loss(ids, np.array([[2, 3, 4]])).item()}
 
 
-@check("7.4")
+@check("7.6")
 @given(size=sizes, seed=seeds, data=st.data())
 @example(size=SMALL, seed=0, data=None)
 def test_gpt_logits_are_embeddings_blocks_final_norm_and_tied_head(size, seed, data):
@@ -179,7 +179,7 @@ def test_gpt_logits_are_embeddings_blocks_final_norm_and_tied_head(size, seed, d
                  f"{ids.tolist()}", 1e-9, 1e-10)
 
 
-@check("7.4")
+@check("7.6")
 @given(size=sizes, seed=seeds)
 @example(size=SMALL, seed=1)
 def test_loss_is_the_mean_cross_entropy_in_nats(size, seed):
@@ -192,7 +192,7 @@ def test_loss_is_the_mean_cross_entropy_in_nats(size, seed):
                  f"{describe(size)}: loss", 1e-9, 1e-10)
 
 
-@check("7.4")
+@check("7.6")
 @given(nats=st.floats(0, 10))
 @example(nats=math.log(65))
 def test_bits_per_char_divides_by_ln_2(nats):
@@ -200,7 +200,7 @@ def test_bits_per_char_divides_by_ln_2(nats):
     assert_close(gpt.bits_per_char(nats), nats / math.log(2), f"bits_per_char({nats})", 1e-12, 0)
 
 
-@check("7.4")
+@check("7.6")
 @given(size=gradient_sizes, seed=seeds)
 def test_loss_gradients_reach_every_weight_the_tied_head_too(size, seed):
     """∂loss for every parameter (wte from the embedding and the head), float64 differences."""
@@ -213,7 +213,7 @@ def test_loss_gradients_reach_every_weight_the_tied_head_too(size, seed):
                     f"{describe(size)}: the loss, wte alone", rtol=1e-4, atol=1e-6)
 
 
-@check("7.4")
+@check("7.6")
 def test_a_fresh_model_guesses_uniformly_and_refuses_a_long_input():
     """At GPT-2's small init the loss is about ln V; T = block_size works, T = block_size + 1 raises."""
     fw.manual_seed(0)

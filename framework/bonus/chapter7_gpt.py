@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-# -- bonus exercise 7.7 ------------------------------------------------------------------------
+# -- bonus exercise 7.10 ------------------------------------------------------------------------
 
 
 def perplexity(logits: np.ndarray, targets: np.ndarray, ignore_index: int = -100) -> float:
@@ -23,12 +23,12 @@ def perplexity(logits: np.ndarray, targets: np.ndarray, ignore_index: int = -100
     logits, targets = np.asarray(logits, dtype=np.float64), np.asarray(targets)
     if logits.shape[:-1] != targets.shape:
         raise ValueError(f"perplexity: logits {logits.shape} must be targets {targets.shape} + (V,)")
-    ### BEGIN SOLUTION 7.7
-    raise NotImplementedError("Exercise 7.7: Perplexity (bonus) — see chapters/07_gpt.ipynb, '7.7 Bonus: perplexity'")
+    ### BEGIN SOLUTION 7.10
+    raise NotImplementedError("Exercise 7.10: Perplexity (bonus) — see chapters/07_gpt.ipynb, '7.10 Bonus: perplexity'")
     ### END SOLUTION
 
 
-# -- bonus exercise 7.8 ------------------------------------------------------------------------
+# -- bonus exercise 7.11 ------------------------------------------------------------------------
 
 
 def repetition_penalty(logits: np.ndarray, previous: np.ndarray, penalty: float) -> np.ndarray:
@@ -39,6 +39,6 @@ def repetition_penalty(logits: np.ndarray, previous: np.ndarray, penalty: float)
     """
     if not penalty > 0:
         raise ValueError(f"repetition_penalty: penalty={penalty!r} must be positive")
-    ### BEGIN SOLUTION 7.8
-    raise NotImplementedError("Exercise 7.8: Repetition penalty (bonus) — see chapters/07_gpt.ipynb, '7.8 Bonus: repetition penalty'")
+    ### BEGIN SOLUTION 7.11
+    raise NotImplementedError("Exercise 7.11: Repetition penalty (bonus) — see chapters/07_gpt.ipynb, '7.11 Bonus: repetition penalty'")
     ### END SOLUTION

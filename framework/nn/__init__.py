@@ -3,8 +3,8 @@
 Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, containers),
 `functional.py` and `init.py`; chapter 5 `transformer.py`, `attention.py` and
 `functional_transformer.py` (its functions, exported by `functional`); chapter 6 `conv.py`
-(and `Conv2d` in `modules.py`); chapter 7 `gpt.py`. Provided: `loss.py` (the loss modules, over
-`functional`'s losses), chapter 5's generic layers where `torch.nn` keeps them
+(and `Conv2d` in `modules.py`); chapter 7 `gpt.py` and `sampling.py`. Provided: `loss.py`
+(the loss modules, over `functional`'s losses), chapter 5's generic layers where `torch.nn` keeps them
 (`normalization.py`: `LayerNorm`, `dropout.py`: `Dropout`, `sparse.py`: `Embedding`),
 `utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`) and `parallel.py`
 (`DataParallel`, as PyTorch's on a machine without GPUs). The bonus exercises of chapters 3, 5,
@@ -34,7 +34,7 @@ __all__, __getattr__, __dir__ = attach(
                         "TransformerDecoderLayer", "TransformerEncoder",
                         "TransformerEncoderLayer"],
     },
-    submodules=["conv", "functional", "gpt", "init", "transformer", "utils"],
+    submodules=["conv", "functional", "gpt", "init", "sampling", "transformer", "utils"],
     aliases={"F": "functional"},
 )
 del attach  # a helper of this file, not a name of the package

@@ -103,6 +103,18 @@ def test_a_gradient_of_the_wrong_shape_from_an_earlier_rule_names_that_rule_not_
     assert failed and all(c.get("caused_by") == "3.2" for c in failed), result
 
 
+
+def test_a_kv_cache_holding_tensors_is_named_as_its_own_exercise_not_attention(tmp_path):
+    """7.8's update storing the Tensors (not their arrays) used to fail inside 5.3's attention
+    ("fix 5.3 first"); the model's provided cache check names the stored type and 7.8."""
+    impl = package(tmp_path, ROOT / "solutions" / "framework", "nn/gpt.py",
+                   "        k, v = k.data, v.data\n", "")
+    result = run_exercise("7.8", impl, "proof", ["--no-probe"])
+    failed = [c for c in result["checks"] if not c["passed"]]
+    assert failed and not any(c.get("caused_by") for c in failed), result
+    assert any("holds keys[0] as a Tensor" in c["message"] and "KVCache.update (7.8)" in c["message"]
+               for c in failed), failed
+
 def test_a_cause_that_passes_its_own_checks_is_not_named():
     """The earlier exercise passes everything: the later one handed it bad input."""
     exercises = [exercise("3.2"), exercise("3.7")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-# -- bonus exercise 7.7 ------------------------------------------------------------------------
+# -- bonus exercise 7.10 ------------------------------------------------------------------------
 
 
 def perplexity(logits: np.ndarray, targets: np.ndarray, ignore_index: int = -100) -> float:
@@ -23,7 +23,7 @@ def perplexity(logits: np.ndarray, targets: np.ndarray, ignore_index: int = -100
     logits, targets = np.asarray(logits, dtype=np.float64), np.asarray(targets)
     if logits.shape[:-1] != targets.shape:
         raise ValueError(f"perplexity: logits {logits.shape} must be targets {targets.shape} + (V,)")
-    ### BEGIN SOLUTION 7.7
+    ### BEGIN SOLUTION 7.10
     rows, ids = logits.reshape(-1, logits.shape[-1]), targets.reshape(-1)
     keep = ids != ignore_index
     rows, ids = rows[keep], ids[keep]
@@ -33,7 +33,7 @@ def perplexity(logits: np.ndarray, targets: np.ndarray, ignore_index: int = -100
     ### END SOLUTION
 
 
-# -- bonus exercise 7.8 ------------------------------------------------------------------------
+# -- bonus exercise 7.11 ------------------------------------------------------------------------
 
 
 def repetition_penalty(logits: np.ndarray, previous: np.ndarray, penalty: float) -> np.ndarray:
@@ -44,7 +44,7 @@ def repetition_penalty(logits: np.ndarray, previous: np.ndarray, penalty: float)
     """
     if not penalty > 0:
         raise ValueError(f"repetition_penalty: penalty={penalty!r} must be positive")
-    ### BEGIN SOLUTION 7.8
+    ### BEGIN SOLUTION 7.11
     out = np.array(logits, copy=True)
     seen = np.zeros(out.shape, dtype=bool)
     np.put_along_axis(seen, np.asarray(previous), True, axis=1)

@@ -1,34 +1,40 @@
 """Chapter 7: a character-level GPT, as nanoGPT's, with a key-value cache proved exact.
 
-Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), and a
+Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), a `Bigram`
+table sets the baseline to beat, attention starts as an average of the past
+(`causal_average`, `causal_softmax`), and a
 decoder-only Transformer (`GPT`: token and position embeddings, pre-LN `Block`s of
 causal self-attention and a feed-forward network, a final LayerNorm, a head tied to the
 token embedding) learns to predict each next character. `next_token_probabilities` and
-`sample_next` turn its logits into text; a `KVCache` keeps every layer's keys and values,
-so `GPT.generate` feeds one new token per step instead of the whole text again.
+`sample_next` (sampling.py) turn its logits into text; a `KVCache` keeps every layer's keys and values,
+so `GPT.generate` feeds one new token per step instead of the whole text again; `train`
+and `estimate_loss` are the loop that trains any of these models.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
+from collections.abc import Callable
 
 import numpy as np
 
 from ..autodiff import no_grad
 from ..function import unwrap
+from ..optim import AdamW, WarmupCosineLR, clip_grad_norm_
 from ..provided.generator import default_generator
 from ..tensor import Tensor
 from . import functional as F
 from .attention import MultiheadAttention
 from .modules import Linear, Module, ModuleList
 from .normalization import LayerNorm
+from .sampling import _check_settings, next_token_probabilities, sample_next
 from .sparse import Embedding
 from .transformer import _modes, _restore_modes
 
 __all__ = [
-    "GPT", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "bits_per_char",
-    "causal_mask", "get_batch", "next_token_probabilities", "sample_next",
+    "GPT", "Bigram", "Block", "CausalSelfAttention", "CharVocab", "KVCache", "average_weights",
+    "bits_per_char", "causal_average", "causal_mask", "causal_softmax", "estimate_loss",
+    "get_batch", "next_token_probabilities", "sample_next", "train",
 ]
 
 
@@ -100,7 +106,71 @@ def get_batch(data: np.ndarray, batch_size: int, block_size: int,
     ### END SOLUTION
 
 
-# -- exercise 7.3: the decoder block ----------------------------------------------------------------
+# -- exercise 7.3: the bigram baseline ----------------------------------------------------------
+
+
+class Bigram(Module):
+    """The baseline: the next id's logits read from a (V, V) table at the current id alone,
+    logits[n, t] = table[idx[n, t]]. V² parameters, all zero at the start: the loss is ln V."""
+
+    def __init__(self, vocab_size: int) -> None:
+        super().__init__()
+        self.vocab_size = vocab_size
+        ### BEGIN SOLUTION 7.3
+        self.table = Embedding(vocab_size, vocab_size)
+        self.table.weight.data[...] = 0  # every id equally likely: the loss starts at ln V
+        ### END SOLUTION
+
+    def forward(self, idx) -> Tensor:
+        """ids (N, T) → logits (N, T, vocab_size)."""
+        idx = np.asarray(unwrap(idx))
+        if idx.ndim != 2:
+            raise ValueError(f"Bigram: ids of shape {idx.shape}; expected a batch (N, T) of rows "
+                             "of ids: idx[None] for one sequence")
+        ### BEGIN SOLUTION 7.3
+        return self.table(idx)
+        ### END SOLUTION
+
+    def loss(self, idx, targets) -> Tensor:
+        """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
+        targets = unwrap(targets)  # ids from a DataLoader come as tensors
+        ### BEGIN SOLUTION 7.3
+        rows = self(idx).reshape(-1, self.vocab_size)  # (N·T, V): one row per position
+        return F.cross_entropy(rows, np.asarray(targets).reshape(-1))
+        ### END SOLUTION
+
+
+# -- exercise 7.4: attention as an average of the past ---------------------------------------------
+
+
+def average_weights(length: int) -> np.ndarray:
+    """(T, T) float64 weights of the running mean: W[t, j] = 1/(t+1) for j <= t, else 0, so
+    that (W @ x)[t] is the mean of x[0 … t]."""
+    ### BEGIN SOLUTION 7.4
+    lower = np.tri(length)
+    return lower / lower.sum(axis=1, keepdims=True)
+    ### END SOLUTION
+
+
+def causal_average(x: Tensor) -> Tensor:
+    """x (..., T, C) → (..., T, C), x's dtype: position t the mean of x at positions 0 … t,
+    as one product average_weights(T) @ x."""
+    ### BEGIN SOLUTION 7.4
+    weights = average_weights(x.shape[-2]).astype(x.dtype)
+    return Tensor(weights) @ x
+    ### END SOLUTION
+
+
+def causal_softmax(scores: Tensor) -> Tensor:
+    """scores (..., T, T) → weights (..., T, T): row t the softmax of scores[t, 0 … t], 0 for
+    the keys after t. Equal scores give average_weights(T): attention is a weighted average."""
+    ### BEGIN SOLUTION 7.4
+    future = ~np.tri(scores.shape[-1], dtype=bool)
+    return F.softmax(scores.masked_fill(future, -math.inf), axis=-1)
+    ### END SOLUTION
+
+
+# -- exercise 7.5: the decoder block ----------------------------------------------------------------
 
 
 def causal_mask(length: int, source: int) -> np.ndarray:
@@ -108,7 +178,7 @@ def causal_mask(length: int, source: int) -> np.ndarray:
     attention's convention). The queries are the last `length` of `source` positions: query i
     sits at position source - length + i and sees keys j <= source - length + i.
     """
-    ### BEGIN SOLUTION 7.3
+    ### BEGIN SOLUTION 7.5
     return np.tri(length, source, source - length, dtype=bool)
     ### END SOLUTION
 
@@ -126,7 +196,7 @@ class CausalSelfAttention(MultiheadAttention):
         super().__init__(embed_dim, num_heads, dropout=dropout, bias=bias, batch_first=True)
 
     def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
-        ### BEGIN SOLUTION 7.3
+        ### BEGIN SOLUTION 7.5
         q, k, v = (self.split_heads(proj(x)) for proj in (self.q_proj, self.k_proj, self.v_proj))
         if cache is not None:
             k, v = cache.update(layer, k, v)
@@ -148,13 +218,13 @@ class Block(Module):
         self.fc1, self.fc2 = Linear(n_embd, 4 * n_embd), Linear(4 * n_embd, n_embd)
 
     def forward(self, x: Tensor, cache: KVCache | None = None, layer: int = 0) -> Tensor:
-        ### BEGIN SOLUTION 7.3
+        ### BEGIN SOLUTION 7.5
         x = x + self.attn(self.ln_1(x), cache, layer)
         return x + self.fc2(F.gelu(self.fc1(self.ln_2(x))))
         ### END SOLUTION
 
 
-# -- exercise 7.4: the GPT and its loss ------------------------------------------------------------
+# -- exercise 7.6: the GPT and its loss ------------------------------------------------------------
 
 
 class GPT(Module):
@@ -194,7 +264,7 @@ class GPT(Module):
                              f"block_size={self.block_size}: crop to the last {self.block_size}")
         if cache is not None:
             self._check_cache(cache, idx.shape[0])
-        ### BEGIN SOLUTION 7.4
+        ### BEGIN SOLUTION 7.6
         positions = np.arange(idx.shape[1]) if cache is None else cache.positions(idx.shape[1])
         x = self.wte(idx) + self.wpe(positions)
         for layer, block in enumerate(self.blocks):
@@ -213,6 +283,16 @@ class GPT(Module):
                 f"GPT: a KVCache of max_length={cache.max_length} positions for a model whose "
                 f"context is block_size={self.block_size} positions (0..{self.block_size - 1}): "
                 f"positions from {self.block_size} on have no embedding; {build}")
+        stored = [(name, layer, type(held).__name__)
+                  for name, held_list in (("keys", cache.keys), ("values", cache.values))
+                  for layer, held in enumerate(held_list)
+                  if held is not None and not isinstance(held, np.ndarray)]
+        if stored:
+            name, layer, kind = stored[0]
+            raise TypeError(
+                f"GPT: the KVCache holds {name}[{layer}] as a {kind}, not a NumPy array: "
+                f"KVCache.update (7.8) must store the arrays (k.data, v.data), which no graph "
+                f"follows, and return them wrapped as new Tensors")
         held = next((keys for keys in cache.keys if keys is not None), None)
         if held is not None and held.shape[0] != batch:
             raise ValueError(
@@ -223,7 +303,7 @@ class GPT(Module):
     def loss(self, idx, targets) -> Tensor:
         """The mean cross-entropy, in nats per character, of predicting targets (N, T) from idx."""
         targets = unwrap(targets)  # ids from a DataLoader come as tensors
-        ### BEGIN SOLUTION 7.4
+        ### BEGIN SOLUTION 7.6
         logits = self(idx)
         return F.cross_entropy(logits.reshape(-1, self.vocab_size), np.asarray(targets).reshape(-1))
         ### END SOLUTION
@@ -273,7 +353,7 @@ class GPT(Module):
         self.eval()
         try:
             with no_grad():
-                ### BEGIN SOLUTION 7.6
+                ### BEGIN SOLUTION 7.8
                 cache = KVCache(self.n_layer, self.block_size) if use_cache else None
                 fresh = idx  # what the model has not read yet
                 for _ in range(max_new_tokens):
@@ -289,135 +369,12 @@ class GPT(Module):
 
 def bits_per_char(loss_nats: float) -> float:
     """A loss in nats (natural log) per character as bits (log₂) per character."""
-    ### BEGIN SOLUTION 7.4
+    ### BEGIN SOLUTION 7.6
     return float(loss_nats) / math.log(2)
     ### END SOLUTION
 
 
-# -- exercise 7.5: sampling --------------------------------------------------------------------------
-
-
-def _check_settings(op: str, temperature, top_k, top_p) -> None:
-    """temperature 0 (greedy) or a finite number > 0; top_k None or an int >= 1; top_p None or a
-    number in (0, 1]. Raises naming `op`, the value and what to pass instead."""
-    if isinstance(temperature, (bool, np.bool_)) or not isinstance(temperature, numbers.Real):
-        raise TypeError(f"{op}: temperature={temperature!r} must be a number: 0 for greedy "
-                        "decoding, or a finite number > 0")
-    if not (temperature == 0 or 0 < temperature < math.inf):
-        raise ValueError(f"{op}: temperature={temperature!r} must be 0 (greedy: the most likely "
-                         "id) or a finite number > 0 (1: the model's own distribution; below 1 "
-                         "sharper, above 1 flatter)")
-    if top_k is not None:
-        if isinstance(top_k, (bool, np.bool_)) or not isinstance(top_k, (int, np.integer)):
-            raise TypeError(f"{op}: top_k={top_k!r} must be None or an int >= 1, how many of the "
-                            "most likely ids to keep")
-        if top_k < 1:
-            raise ValueError(f"{op}: top_k={top_k} must be >= 1, how many of the most likely ids "
-                             "to keep; pass None to keep them all")
-    if top_p is not None:
-        if isinstance(top_p, (bool, np.bool_)) or not isinstance(top_p, numbers.Real):
-            raise TypeError(f"{op}: top_p={top_p!r} must be None or a number in (0, 1], the "
-                            "probability mass to keep")
-        if not 0 < top_p <= 1:
-            raise ValueError(f"{op}: top_p={top_p!r} must be in (0, 1], the probability mass to "
-                             "keep; pass None (or 1) to keep every id")
-
-
-def _check_logits(op: str, logits: np.ndarray, temperature) -> None:
-    """float64 logits (..., V), V >= 1: no NaN and no +inf (-inf marks an impossible id), a logit
-    above -inf in every row, and every finite logit / temperature finite."""
-    if logits.ndim == 0 or logits.shape[-1] == 0:
-        raise ValueError(f"{op}: logits of shape {logits.shape}; expected rows (..., V) of V >= 1 "
-                         "scores, one per id")
-    bad = np.isnan(logits) | (logits == math.inf)
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{op}: logits{list(where)} is {logits[where]}; NaN and +inf logits give "
-                         "no distribution (only -inf is allowed: an impossible id): look at what "
-                         "produced them, a model whose weights diverged, say")
-    dead = np.all(logits == -math.inf, axis=-1)
-    if dead.any():
-        row = tuple(int(i) for i in np.argwhere(dead)[0])
-        raise ValueError(f"{op}: every logit of row {list(row)} of logits {logits.shape} is -inf, "
-                         "so no id is possible; leave at least one id of each row a finite logit")
-    if temperature > 0:
-        largest = np.max(np.abs(logits), initial=0.0, where=np.isfinite(logits))
-        with np.errstate(over="ignore"):
-            overflows = not np.isfinite(largest / np.float64(temperature))
-        if overflows:
-            least = largest / np.finfo(np.float64).max
-            raise ValueError(f"{op}: temperature={temperature!r} is so small that the logit "
-                             f"{largest:.6g} / temperature overflows float64; use temperature=0 "
-                             f"for greedy decoding, or a temperature above {least:.3g}")
-
-
-def next_token_probabilities(logits, temperature: float = 1.0, top_k: int | None = None,
-                             top_p: float | None = None) -> np.ndarray:
-    """The distribution the next id is drawn from, rows of logits (..., V) → (..., V), float64.
-
-    In this order: softmax(logits / temperature) (temperature 0: all the mass on the first
-    largest logit, greedy); top_k keeps the k most likely ids (all of them when k >= V); top_p
-    then keeps the fewest most likely ids whose probabilities add up to at least top_p (the one
-    that crosses it included); what is kept is scaled to add up to 1.
-
-    The provided start refuses (ValueError, TypeError for a wrong type) a NaN or +inf logit
-    (-inf is an impossible id), a row whose logits are all -inf, a temperature that is not 0 or
-    a finite number > 0 or so small that a logit / temperature overflows, a top_k that is not an
-    int >= 1, a top_p outside (0, 1].
-    """
-    logits = np.asarray(unwrap(logits), dtype=np.float64)
-    _check_settings("next_token_probabilities", temperature, top_k, top_p)
-    _check_logits("next_token_probabilities", logits, temperature)
-    ### BEGIN SOLUTION 7.5
-    if temperature == 0:
-        greedy = np.zeros_like(logits)
-        np.put_along_axis(greedy, logits.argmax(axis=-1)[..., None], 1.0, axis=-1)
-        return greedy
-    scaled = logits / temperature
-    if top_k is not None and top_k < logits.shape[-1]:
-        kth = np.sort(scaled, axis=-1)[..., -top_k, None]  # the k-th largest
-        scaled = np.where(scaled < kth, -np.inf, scaled)
-    probs = np.exp(scaled - scaled.max(axis=-1, keepdims=True))
-    probs /= probs.sum(axis=-1, keepdims=True)
-    if top_p is not None:
-        order = np.argsort(-probs, axis=-1, kind="stable")
-        sorted_probs = np.take_along_axis(probs, order, axis=-1)
-        before = np.cumsum(sorted_probs, axis=-1) - sorted_probs  # the mass ahead of each id
-        keep = np.zeros(probs.shape, dtype=bool)
-        np.put_along_axis(keep, order, before < top_p, axis=-1)
-        probs = np.where(keep, probs, 0.0)
-        probs /= probs.sum(axis=-1, keepdims=True)
-    return probs
-    ### END SOLUTION
-
-
-def sample_next(logits, temperature: float = 1.0, top_k: int | None = None,
-                top_p: float | None = None,
-                generator: np.random.Generator | None = None) -> np.ndarray:
-    """One id per row of logits (N, V), int64 (N,), drawn from next_token_probabilities with
-    `generator` (the shared one by default): the same seed draws the same ids. The provided
-    start refuses logits of another shape ((N, T, V): take logits[:, -1]) and what
-    next_token_probabilities refuses, naming sample_next."""
-    given = np.asarray(unwrap(logits), dtype=np.float64)
-    if given.ndim != 2:
-        hint = {1: "add a batch axis, logits[None], for one row",
-                3: "take the last position's, logits[:, -1], as generate does"}.get(
-                    given.ndim, "give one row of V scores per sequence")
-        raise ValueError(f"sample_next: logits of shape {given.shape}; expected (N, V), one row "
-                         f"per sequence: {hint}")
-    _check_settings("sample_next", temperature, top_k, top_p)
-    _check_logits("sample_next", given, temperature)
-    probs = next_token_probabilities(logits, temperature, top_k, top_p)
-    ### BEGIN SOLUTION 7.5
-    rng = default_generator() if generator is None else generator
-    cumulative = np.cumsum(probs, axis=-1)
-    u = rng.random((probs.shape[0], 1)) * cumulative[:, -1:]
-    # the first id whose cumulative mass passes u; an id of probability 0 is never it
-    return (cumulative <= u).sum(axis=-1).astype(np.int64)
-    ### END SOLUTION
-
-
-# -- exercise 7.6: the key-value cache ---------------------------------------------------------------
+# -- exercise 7.8: the key-value cache ---------------------------------------------------------------
 
 
 class KVCache:
@@ -444,7 +401,7 @@ class KVCache:
     def positions(self, count: int) -> np.ndarray:
         """The positions of `count` new ids, after the ones read so far; ValueError beyond
         max_length, the cache unchanged."""
-        ### BEGIN SOLUTION 7.6
+        ### BEGIN SOLUTION 7.8
         start = self.length
         if start + count > self.max_length:
             raise ValueError(
@@ -469,7 +426,7 @@ class KVCache:
                 f"KVCache.update: layer {layer} holds keys of shape {held.shape} (N, H, S, "
                 f"head_dim); new keys of shape {new} differ in more than the position axis: a "
                 "cache serves one batch of one model; start a new KVCache for another batch")
-        ### BEGIN SOLUTION 7.6
+        ### BEGIN SOLUTION 7.8
         k, v = k.data, v.data
         if self.keys[layer] is not None:
             k = np.concatenate([self.keys[layer], k], axis=-2)
@@ -477,3 +434,67 @@ class KVCache:
         self.keys[layer], self.values[layer] = k, v
         return Tensor(k), Tensor(v)
         ### END SOLUTION
+
+
+# -- exercise 7.9: the training loop -----------------------------------------------------------------
+
+
+def estimate_loss(model: Module, ids: np.ndarray, batch_size: int, block_size: int, batches: int,
+                  generator: np.random.Generator | None = None) -> float:
+    """The mean of model.loss over `batches` batches drawn in turn by get_batch from `generator`,
+    in eval mode with no graph; every module's mode is restored afterwards."""
+    ### BEGIN SOLUTION 7.9
+    modes = _modes(model)
+    model.eval()
+    try:
+        with no_grad():
+            losses = [model.loss(*get_batch(ids, batch_size, block_size, generator)).item()
+                      for _ in range(batches)]
+    finally:
+        _restore_modes(modes)
+    return float(np.mean(losses))
+    ### END SOLUTION
+
+
+def train(model: Module, train_ids: np.ndarray, val_ids: np.ndarray, steps: int, batch_size: int,
+          block_size: int, lr: float = 1e-3, warmup: int = 100, weight_decay: float = 0.1,
+          max_norm: float = 1.0, eval_every: int | None = None, eval_batches: int = 8,
+          generator: np.random.Generator | None = None,
+          on_step: Callable[[int, float], None] | None = None) -> list[tuple[int, float]]:
+    """`steps` updates of model on get_batch windows of train_ids; returns [(step, val loss)].
+
+    Each step: the loss of a batch, its own gradient clipped to a global norm of max_norm, an
+    AdamW step (betas 0.9, 0.99; weight decay on the parameters of 2 axes or more only) and a
+    WarmupCosineLR step (to lr / 10 at `steps`); on_step(step, loss) if given. After every
+    eval_every steps (steps // 8, at least 1, by default) and the last: estimate_loss of
+    eval_batches batches of val_ids, the same windows each time (default_rng(1234)).
+    The provided start refuses a steps or a warmup that is not an int with 0 <= warmup < steps.
+    """
+    if not (isinstance(steps, int) and isinstance(warmup, int) and 0 <= warmup < steps):
+        raise ValueError(f"train: steps={steps!r} and warmup={warmup!r} must be ints with 0 <= "
+                         "warmup < steps (the warm-up is part of the steps)")
+    every = eval_every or max(1, steps // 8)
+    ### BEGIN SOLUTION 7.9
+    rng = default_generator() if generator is None else generator
+    params = list(model.parameters())
+    groups = [{"params": [p for p in params if p.ndim >= 2], "weight_decay": weight_decay},
+              {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0}]
+    optimizer = AdamW([g for g in groups if g["params"]], lr=lr, betas=(0.9, 0.99))
+    scheduler = WarmupCosineLR(optimizer, warmup_steps=warmup, total_steps=steps, min_lr=lr / 10)
+    model.train()
+    history = []
+    for step in range(1, steps + 1):
+        loss = model.loss(*get_batch(train_ids, batch_size, block_size, rng))
+        optimizer.zero_grad()
+        loss.backward()
+        clip_grad_norm_(params, max_norm)
+        optimizer.step()
+        scheduler.step()
+        if on_step is not None:
+            on_step(step, loss.item())
+        if step % every == 0 or step == steps:
+            windows = np.random.default_rng(1234)  # the same windows at every evaluation
+            history.append((step, estimate_loss(model, val_ids, batch_size, block_size,
+                                                eval_batches, windows)))
+    return history
+    ### END SOLUTION
