@@ -102,7 +102,7 @@ def test_clipping_is_global_not_per_tensor(scales, seed, max_norm):
         g = rng.standard_normal(3)
         grads.append(s * g / np.linalg.norm(g))  # norm s: the tensors differ in size
     params = with_grads(grads)
-    optim().clip_grad_norm_(params, max_norm)
+    optim().clip_grad_norm_(params, max_norm=max_norm)
     norms = [float(np.linalg.norm(p.grad)) for p in params]
     assert_close(norms, np.array(scales) * max_norm / (np.linalg.norm(scales) + 1e-6),
                  f"norms of gradients of norms {[round(s, 3) for s in scales]} after "
