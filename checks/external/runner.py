@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import io
 import json
 import math
@@ -42,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from checks.loader import load_framework
 from checks.torch_scripts.runner import framework_as_torch
 
 FOLDER = Path(__file__).resolve().parent
@@ -168,6 +170,9 @@ def _torch_draws_as_framework() -> Iterator:
     import torch.nn.functional as F
     import torch.utils.data as data
 
+    load_framework("solutions")
+    sample_multinomial = importlib.import_module("framework.provided.math_ops").sample_multinomial
+
     stream = {"rng": np.random.default_rng(0)}
     torch.set_num_threads(1)  # the framework's NumPy runs on one thread too; the machine is shared
 
@@ -194,11 +199,10 @@ def _torch_draws_as_framework() -> Iterator:
         return rng().integers(low, kwargs.get("high", high), shape)
 
     def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):  # noqa: A002
-        probs = input.detach().double().numpy().reshape(-1, input.shape[-1])
-        u = rng().random((probs.shape[0], num_samples))
-        cumulative = np.cumsum(probs, axis=1)
-        picks = (u[..., None] * cumulative[:, None, -1:] >= cumulative[:, None, :]).sum(-1)
-        return torch.from_numpy(picks.reshape(*input.shape[:-1], num_samples)).long()
+        probs = input.detach().double().numpy()
+        rows = probs.reshape(-1, probs.shape[-1])
+        picks = sample_multinomial(rows, num_samples, replacement, rng())
+        return torch.from_numpy(picks.reshape(*probs.shape[:-1], num_samples))
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         with torch.no_grad():
@@ -213,6 +217,12 @@ def _torch_draws_as_framework() -> Iterator:
             return input
         keep = torch.from_numpy(rng().random(tuple(input.shape)) >= p)
         return input * keep / (1 - p)
+
+    def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+        if not training or p == 0:
+            return input
+        shape = tuple(input.shape) if input.ndim == 2 else tuple(input.shape[:-2]) + (1, 1)
+        return input * torch.from_numpy(rng().random(shape) >= p) / (1 - p)
 
     def sampler_iter(self):
         yield from rng().permutation(len(self.data_source)).tolist()
@@ -230,6 +240,7 @@ def _torch_draws_as_framework() -> Iterator:
         (torch.Tensor, "uniform_", uniform_),
         (torch.Tensor, "normal_", normal_),
         (F, "dropout", dropout),
+        (F, "dropout2d", dropout2d),
         (data.RandomSampler, "__iter__", sampler_iter),
     ]
     saved = [(owner, attr, getattr(owner, attr)) for owner, attr, _ in patches]

@@ -1,4 +1,4 @@
-"""Provided: `Dropout`, as in `torch.nn` (torch/nn/modules/dropout.py), over `F.dropout`."""
+"""Provided: `Dropout` and `Dropout2d`, as in `torch.nn` (torch/nn/modules/dropout.py), over `F.dropout`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from ..tensor import Tensor
 from . import functional as F
 from .modules import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class Dropout(Module):
@@ -25,3 +25,10 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
+
+
+class Dropout2d(Dropout):
+    """Zeroes whole channels of (N, C, H, W) with probability p while training (F.dropout2d)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout2d(x, self.p, self.training)
