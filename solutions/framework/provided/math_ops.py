@@ -262,6 +262,17 @@ class MathMethods:
         length = self.shape[normalize_axes(dim, self.ndim, "chunk")[0]]
         return self.split(max(1, -(-length // chunks)), dim)
 
+    # -- shapes of another tensor ------------------------------------------------------------------
+
+    def view_as(self, other):
+        return self.reshape(*other.shape)
+
+    def reshape_as(self, other):
+        return self.reshape(*other.shape)
+
+    def expand_as(self, other):
+        return self.expand(*other.shape)
+
     # -- products and draws -----------------------------------------------------------------------
 
     def mm(self, mat2):
