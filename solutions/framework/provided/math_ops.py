@@ -108,17 +108,11 @@ class CumSum(Function):
 
 def sample_multinomial(probs: np.ndarray, num_samples: int, replacement: bool,
                        rng: np.random.Generator) -> np.ndarray:
-    """Ids drawn from each row of (rows, k) weights: one uniform number per draw, the id where
-    it falls in the cumulative weights; without replacement a drawn id's weight becomes 0."""
-    probs = np.array(probs, dtype=np.float64)
-    picks = np.empty((probs.shape[0], num_samples), dtype=np.int64)
-    for n in range(num_samples):
-        cumulative = np.cumsum(probs, axis=1)
-        u = rng.random((probs.shape[0], 1)) * cumulative[:, -1:]
-        picks[:, n] = np.minimum((cumulative <= u).sum(axis=1), probs.shape[1] - 1)
-        if not replacement:
-            probs[np.arange(len(probs)), picks[:, n]] = 0
-    return picks
+    """`num_samples` ids drawn from each row of (rows, k) non-negative weights, one row after
+    the other by NumPy's `Generator.choice` (the weights normalised to probabilities)."""
+    probs = np.asarray(probs, dtype=np.float64)
+    return np.stack([rng.choice(probs.shape[1], size=num_samples, replace=replacement, p=row / row.sum())
+                     for row in probs]).astype(np.int64)
 
 
 class MathMethods:
