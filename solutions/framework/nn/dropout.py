@@ -14,17 +14,18 @@ class Dropout(Module):
     the identity in eval mode. Draws from the shared generator (`framework.manual_seed`).
     """
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"Dropout: p={p} must be a probability in [0, 1]")
         self.p = p
+        self.inplace = inplace  # shown in the repr, as PyTorch's; the result is the same
 
     def forward(self, x: Tensor) -> Tensor:
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout2d(Dropout):
