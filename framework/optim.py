@@ -24,11 +24,12 @@ import numpy as np
 
 from . import lr_scheduler
 from .lr_scheduler import LRScheduler, StepLR, WarmupCosineLR
+from .provided.more_optimizers import Adadelta, RMSprop
 from .provided.optimizer import Optimizer, ParamsArgument, check_non_negative
 from .tensor import Tensor
 
-__all__ = ["SGD", "Adam", "AdamW", "LRScheduler", "Optimizer", "StepLR", "WarmupCosineLR",
-           "clip_grad_norm_", "lr_scheduler"]
+__all__ = ["SGD", "Adadelta", "Adam", "AdamW", "LRScheduler", "Optimizer", "RMSprop", "StepLR",
+           "WarmupCosineLR", "clip_grad_norm_", "lr_scheduler"]
 
 # `import framework.optim.lr_scheduler` finds lr_scheduler.py under PyTorch's module path
 # (this module is one file, not a package, so the name is registered, as `os.path` is)

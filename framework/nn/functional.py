@@ -1,8 +1,7 @@
 """Chapter 3: the functions layers and losses are made of, as in `torch.nn.functional`.
 
-Each is ONE `Function` with its own analytic backward: fewer graph nodes, fewer
-temporary arrays, and numerics we control (softmax and the losses never
-exponentiate a large positive number, so logits of 1e4 are fine).
+Each is ONE `Function` with its own analytic backward: fewer graph nodes and temporary arrays,
+numerics we control (no loss exponentiates a large positive number: logits of 1e4 are fine).
 """
 
 from __future__ import annotations
@@ -19,10 +18,11 @@ from ..tensor import Tensor
 
 
 def __getattr__(name: str):
-    """Chapter 5's and 6's ops, where PyTorch has them (`F.layer_norm`, `F.conv2d`), read from
-    functional_transformer.py and conv.py when first used: chapter 3 does not wait for
-    chapter 5's file to import, nor chapters 3 and 5 for chapter 6's."""
-    if name in ("layer_norm", "scaled_dot_product_attention", "dropout"):
+    """Chapters 5's and 6's ops (`F.layer_norm`, `F.conv2d`) and the provided extras
+    (`F.leaky_relu`), read from their files when first used: chapter 3 waits for none."""
+    if name in ("leaky_relu", "silu", "smooth_l1_loss", "dropout2d"):
+        from . import functional_extra as home
+    elif name in ("layer_norm", "scaled_dot_product_attention", "dropout"):
         from . import functional_transformer as home
     elif name in ("conv2d", "max_pool2d", "avg_pool2d"):
         from . import conv as home

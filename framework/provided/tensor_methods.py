@@ -14,6 +14,7 @@ from ..ops import Clamp, Neg, ReLU, normalize_axes
 from ..shape_ops import Clone, Gather, Triangle, _plain_index
 from .device import check_device, device
 from .in_place import SetItem, change_in_place, numpy_setitem
+from .math_ops import MathMethods
 
 
 def _is_dtype(value) -> bool:
@@ -23,7 +24,7 @@ def _is_dtype(value) -> bool:
         return False
 
 
-class TensorMethods:
+class TensorMethods(MathMethods):
     """The methods of `Tensor` that only repeat its own ops under PyTorch's names."""
 
     __slots__ = ()
@@ -103,6 +104,17 @@ class TensorMethods:
     def clone(self) -> TensorMethods:
         """A copy with its own memory; gradients flow back to self."""
         return Clone.apply(self)
+
+    def __format__(self, spec: str) -> str:
+        """A tensor of no axes formats as its number (`f"{loss:.4f}"`), as PyTorch's."""
+        return format(self.item(), spec) if self.ndim == 0 else format(repr(self), spec)
+
+    def __index__(self) -> int:
+        """A one-element integer tensor as an index (`data[i:i + 8]` for i in a tensor of ids)."""
+        if self.data.size != 1 or not np.issubdtype(self.data.dtype, np.integer):
+            raise TypeError(f"__index__: only a one-element integer tensor is an index; got shape "
+                            f"{self.shape} of {self.data.dtype}")
+        return int(self.data.reshape(()))
 
     def tolist(self):
         return self.data.tolist()

@@ -100,7 +100,7 @@ def test_the_ops_are_where_pytorch_has_them():
 
 def test_conv2d_layer_repr():
     assert repr(nn.Conv2d(1, 8, 3, padding=1)) == (
-        "Conv2d(1, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), bias=True)")
+        "Conv2d(1, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))")
 
 
 # -- the digits --------------------------------------------------------------------------------

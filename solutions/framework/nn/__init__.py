@@ -19,14 +19,16 @@ from ..provided.lazy import attach
 __all__, __getattr__, __dir__ = attach(
     __name__,
     names={  # submodule: the names it exports here
+        "activation": ["Identity", "LeakyReLU", "LogSoftmax", "SiLU", "Softmax"],
         "attention": ["MultiheadAttention"],
-        "dropout": ["Dropout"],
+        "container": ["ModuleDict"],
+        "dropout": ["Dropout", "Dropout2d"],
         "gpt": ["GPT", "KVCache"],
         "loss": ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss",
                  "NLLLoss"],
         "modules": ["GELU", "AvgPool2d", "Conv2d", "Flatten", "Linear", "MaxPool2d", "Module",
                     "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh"],
-        "normalization": ["LayerNorm"],
+        "normalization": ["BatchNorm1d", "BatchNorm2d", "LayerNorm"],
         "parallel": ["DataParallel"],
         "serialization": ["load", "save"],
         "sparse": ["Embedding"],

@@ -15,7 +15,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..function import unwrap
+from ..provided.device import check_device
 from ..provided.generator import default_generator
+from ..provided.tensor_methods import _is_dtype
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -163,9 +165,13 @@ class Module:
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
 
-    def zero_grad(self) -> None:
-        """Forget the gradients of every parameter (they accumulate across backward calls)."""
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the gradients of every parameter (they accumulate across backward calls):
+        None, or zeros with `set_to_none=False`, as PyTorch's."""
         for parameter in self.parameters():
+            if not set_to_none and parameter.grad is not None:
+                parameter.grad = np.zeros_like(parameter.grad)
+                continue
             parameter.grad = None
 
     def train(self, mode: bool = True) -> Module:
@@ -177,10 +183,26 @@ class Module:
     def eval(self) -> Module:
         return self.train(False)
 
-    def to(self, dtype) -> Module:
-        """Cast every parameter (and floating buffer) to a floating dtype, in place; returns self."""
+    def to(self, *args, dtype=None, device=None, non_blocking: bool = False) -> Module:
+        """Cast every parameter (and floating buffer) to a floating dtype, in place; returns self.
+
+        As PyTorch's: `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(tensor)`; the only
+        device is the CPU, where everything already is.
+        """
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif _is_dtype(arg):
+                dtype = arg
+            else:
+                device = arg
+        if device is not None:
+            check_device("Module.to", device)
+        if dtype is None:
+            return self
         if not np.issubdtype(dtype, np.floating):
-            raise TypeError(f"to: parameters must stay floating, got {np.dtype(dtype)}")
+            raise TypeError(f"Module.to: parameters must stay floating, got {np.dtype(dtype)}; "
+                            "pass float32 or float64")
         for parameter in self.parameters():
             parameter.data = parameter.data.astype(dtype, copy=False)
             if parameter.grad is not None:
@@ -189,6 +211,14 @@ class Module:
             for name, buffer in module._buffers.items():
                 if buffer is not None and np.issubdtype(buffer.dtype, np.floating):
                     module.register_buffer(name, buffer.astype(dtype, copy=False))
+        return self
+
+    def cpu(self) -> Module:
+        """The module itself: it is on the CPU, the framework's only device."""
+        return self
+
+    def cuda(self, device=None) -> Module:
+        check_device("Module.cuda", "cuda")
         return self
 
     # -- saving and loading ---------------------------------------------------------------------
@@ -424,8 +454,11 @@ class Conv2d(Module):
         ### END SOLUTION
 
     def extra_repr(self) -> str:
+        """As PyTorch's: padding and bias shown only where they differ from the defaults."""
+        padding = f", padding={self.padding}" if any(self.padding) else ""
+        bias = ", bias=False" if self.bias is None else ""
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-                f"stride={self.stride}, padding={self.padding}, bias={self.bias is not None}")
+                f"stride={self.stride}{padding}{bias}")
 
 
 class _Pool2d(Module):

@@ -1,0 +1,51 @@
+"""Provided: more of `torch.nn.functional`, built from the ops that have their gradients:
+`leaky_relu`, `silu`, `smooth_l1_loss` and `dropout2d`. `F.leaky_relu` and the others are
+read from here when first used (functional.py's `__getattr__`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..function import unwrap
+from ..provided.generator import default_generator
+from ..provided.surface import where
+from ..tensor import Tensor
+
+
+def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, negative_slope · x elsewhere."""
+    return x.relu() - negative_slope * (-x).relu()
+
+
+def silu(x: Tensor, inplace: bool = False) -> Tensor:
+    """x · σ(x) (also called swish)."""
+    return x * x.sigmoid()
+
+
+def smooth_l1_loss(input: Tensor, target, reduction: str = "mean", beta: float = 1.0) -> Tensor:  # noqa: A002
+    """0.5 d²/β where |d| < β, else |d| - β/2, for d = input - target; then the reduction."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"smooth_l1_loss: reduction must be one of ('mean', 'sum', 'none'), "
+                         f"got {reduction!r}")
+    if np.shape(unwrap(input)) != np.shape(unwrap(target)):
+        raise ValueError(f"smooth_l1_loss: input of shape {np.shape(unwrap(input))} and target of "
+                         f"shape {np.shape(unwrap(target))}; give them the same shape")
+    d = input - target
+    losses = where(d.abs().data < beta, 0.5 * d * d / beta, d.abs() - 0.5 * beta)
+    return losses if reduction == "none" else getattr(losses, reduction)()
+
+
+def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zeroes whole channels (axis 1 of (N, C, H, W)) with probability p while training, scaling
+    the rest by 1/(1-p); draws one number per channel from the shared generator."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout2d: p={p} must be a probability in [0, 1]")
+    if not training or p == 0.0:
+        return x
+    if x.ndim not in (2, 3, 4):
+        raise ValueError(f"dropout2d: expects (N, C, H, W) or (C, H, W), got shape {x.shape}")
+    # a 2-D input has no channels: PyTorch drops single elements then (and warns), so do we
+    channels = x.shape if x.ndim == 2 else x.shape[:-2] + (1, 1)
+    keep = default_generator().random(channels) >= p
+    return x * (keep / (1 - p)).astype(x.dtype)
