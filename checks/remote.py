@@ -99,7 +99,7 @@ def ask(kind: str, *args):
     try:
         return _channel.request(kind, *args)
     except (wire.PeerEnded, BrokenPipeError, ConnectionResetError):
-        from checks.tools.processes import ended
+        from checks.tools.plain import ended
 
         try:
             how = ended(_worker.wait(timeout=5))

@@ -24,6 +24,7 @@ import argparse
 import compileall
 import hashlib
 import hmac
+import importlib
 import json
 import os
 import re
@@ -52,7 +53,8 @@ SHIPPED = ("checks", "framework", "pyproject.toml", "LICENSE")
 CACHES = ("__pycache__", ".ipynb_checkpoints", ".hypothesis", "*.pyc")
 NOT_SHIPPED = (*CACHES, "selftest", "torch_parity", "torch_scripts", "mutants", "alternatives",
                "benchmarks", "release.py")
-BONUS_ZOO = {4: "4.6"}  # chapter: the exercise whose mutants its bonus grader applies
+# chapter: the exercise whose mutants its bonus grader applies, and the code they apply to
+BONUS_ZOO = {4: ("4.6", "SCHEDULE_REGION")}
 GRADING_NEEDS = ("hypothesis",)  # dev requirements the graders import
 STATUSES = ("ok", "error", "not_implemented", "blocked", "import_error", "timeout",
             "interrupted")
@@ -188,13 +190,15 @@ def bonus_zoo(chapters: list[int]) -> dict[str, str]:
     from checks.mutants import hand_written
 
     files = {}
-    for number, exercise_id in BONUS_ZOO.items():
+    for number, (exercise_id, region) in BONUS_ZOO.items():
         if number in chapters:
+            zoo = importlib.import_module(f"checks.mutants.chapter{number}")
             mutants = [m for m in hand_written(number) if m.exercise == exercise_id]
             files[f"course/checks/mutants/chapter{number}.py"] = (
                 f'"""Chapter {number}\'s bug zoo, as the autograder zip holds it: the mutants of '
-                f'{exercise_id} only,\nwhich a bonus grader applies."""\n\n'
-                "from checks.mutants import Mutant\n\nMUTANTS = [\n"
+                f'{exercise_id} only,\nwhich a bonus grader applies, and the code they apply to."""\n\n'
+                "from checks.mutants import Mutant\n\n"
+                f"{region} = {getattr(zoo, region)!r}\n\nMUTANTS = [\n"
                 + "".join(f"    {m!r},\n" for m in mutants) + "]\n")
     if files:
         files["course/checks/mutants/__init__.py"] = (ROOT / "checks/mutants/__init__.py").read_text()

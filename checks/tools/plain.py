@@ -12,6 +12,7 @@ into `checks/`, `site-packages`, hypothesis or the standard library reaches the 
 from __future__ import annotations
 
 import re
+import signal
 
 # hypothesis's notes meant for a test's author, not for a learner reading a grade
 NOISE = ("You can reproduce", "Explanation:", "Unreliable test timings", "Highest target score")
@@ -115,3 +116,14 @@ def output(text: str) -> str:
                 continue
         kept.append(PATH.sub(r"\1", line))
     return "\n".join(kept)
+
+
+def ended(returncode: int) -> str:
+    """How a process that did not report ended: its signal by name, or its exit code."""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+        return f"was killed by signal {-returncode} ({name})"
+    return f"exited with code {returncode}"

@@ -124,17 +124,6 @@ def interrupted(exercise_id: str) -> dict:
             "message": "interrupted (Ctrl-C) before it finished"}
 
 
-def ended(returncode: int) -> str:
-    """How a process that did not report ended: its signal by name, or its exit code."""
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            return f"was killed by signal {-returncode}"
-        return f"was killed by signal {-returncode} ({name})"
-    return f"exited with code {returncode}"
-
-
 def received(exercise_id: str, text: str, nonce: str, returncode: int, output: str) -> dict:
     """The child's report if it is well formed, carries the nonce and the grader's own checks.
 
@@ -145,7 +134,7 @@ def received(exercise_id: str, text: str, nonce: str, returncode: int, output: s
     # what it printed last, a traceback with only the package's frames (framework/…)
     tail = "\n  ".join(plain.output(output).strip().splitlines()[-8:])
     if not text:
-        message = f"the checks' process {ended(returncode)} before reporting"
+        message = f"the checks' process {plain.ended(returncode)} before reporting"
         if returncode >= 0:
             message += " — does your code call exit()?"
         return {"exercise": exercise_id, "status": "error", "checks": [],
