@@ -24,11 +24,11 @@ import numpy as np
 
 from . import lr_scheduler
 from .lr_scheduler import LRScheduler, StepLR, WarmupCosineLR
-from .provided.more_optimizers import Adadelta, RMSprop
+from .provided.more_optimizers import Adadelta
 from .provided.optimizer import Optimizer, ParamsArgument, check_non_negative
 from .tensor import Tensor
 
-__all__ = ["SGD", "Adadelta", "Adam", "AdamW", "LRScheduler", "Optimizer", "RMSprop", "StepLR",
+__all__ = ["SGD", "Adadelta", "Adam", "AdamW", "LRScheduler", "Optimizer", "StepLR",
            "WarmupCosineLR", "clip_grad_norm_", "lr_scheduler"]
 
 # `import framework.optim.lr_scheduler` finds lr_scheduler.py under PyTorch's module path
@@ -191,3 +191,12 @@ def clip_grad_norm_(
     ### BEGIN SOLUTION 4.5
     raise NotImplementedError("Exercise 4.5: clip_grad_norm_ (global norm) — see chapters/04_optimizers.ipynb, '4.5 Clipping the global gradient norm'")
     ### END SOLUTION
+
+
+def __getattr__(name: str):
+    if name == "RMSprop":  # not provided: it is an exercise's answer
+        raise AttributeError(
+            "framework.optim has no RMSprop: it is chapter 4's bonus exercise 4.7; once written, "
+            "use framework.bonus.chapter4_optimizers.RMSprop (lr, alpha, eps, weight_decay)"
+        )
+    raise AttributeError(f"module 'framework.optim' has no attribute {name!r}")

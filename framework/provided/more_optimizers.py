@@ -1,5 +1,6 @@
-"""Provided: `Adadelta` and `RMSprop`, as in `torch.optim`, on chapter 4's `Optimizer` (each
-rule is elementwise, so `foreach=True` applies). Chapter 4 writes SGD, Adam and AdamW.
+"""Provided: `Adadelta`, as in `torch.optim`, on chapter 4's `Optimizer` (its rule is
+elementwise, so `foreach=True` applies). Chapter 4 writes SGD, Adam and AdamW; RMSprop is its
+bonus exercise 4.7 (`framework.bonus.chapter4_optimizers.RMSprop`).
 """
 
 from __future__ import annotations
@@ -37,43 +38,3 @@ class Adadelta(Optimizer):
         acc_delta *= rho
         acc_delta += (1 - rho) * delta * delta
         param -= group["lr"] * delta
-
-
-class RMSprop(Optimizer):
-    """g ← ∇θ + λθ; v ← αv + (1 − α)g²; θ ← θ − lr · g/(√v + ε), with momentum μ the step
-    is a buffer b ← μb + g/(√v + ε); `centered` subtracts the squared mean gradient from v
-    first, as `torch.optim.RMSprop`."""
-
-    elementwise = True
-
-    def __init__(self, params: ParamsArgument, lr: float = 0.01, alpha: float = 0.99, eps: float = 1e-8,
-                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False, *,
-                 foreach: bool | None = None) -> None:
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered, foreach=foreach))
-
-    def check_hyperparameters(self, group: dict) -> None:
-        super().check_hyperparameters(group)
-        for name in ("alpha", "weight_decay", "momentum"):
-            check_non_negative("RMSprop", name, group[name])
-
-    def update(self, param: np.ndarray, grad: np.ndarray, state: dict, group: dict) -> None:
-        alpha = group["alpha"]
-        if group["weight_decay"] != 0:
-            grad = grad + group["weight_decay"] * param
-        square_avg = state.setdefault("square_avg", np.zeros_like(param))
-        square_avg *= alpha
-        square_avg += (1 - alpha) * grad * grad
-        variance = square_avg
-        if group["centered"]:
-            grad_avg = state.setdefault("grad_avg", np.zeros_like(param))
-            grad_avg *= alpha
-            grad_avg += (1 - alpha) * grad
-            variance = square_avg - grad_avg * grad_avg
-        step = grad / (np.sqrt(variance) + group["eps"])
-        if group["momentum"] > 0:
-            buffer = state.setdefault("momentum_buffer", np.zeros_like(param))
-            buffer *= group["momentum"]
-            buffer += step
-            step = buffer
-        param -= group["lr"] * step
