@@ -30,7 +30,8 @@ NAMES_FILE = Path(__file__).resolve().parent / "pytorch_names.json"
 README = Path(__file__).resolve().parent.parent.parent / "README.md"
 NAMESPACES = {"torch": "", "torch.Tensor": "Tensor", "torch.nn": "nn", "torch.nn.functional": "nn.functional"}
 #: Names the framework defines only to refuse them, each with an error naming the difference.
-LOUD = {"torch.Tensor": {"cuda"}, "torch": {"set_default_dtype"}}
+LOUD = {"torch.Tensor": {"cuda", "cumsum"}, "torch": {"set_default_dtype", "cumsum"},
+        "torch.nn.functional": {"smooth_l1_loss"}}
 BEGIN = "<!-- coverage: begin (python -m checks.external.coverage --readme) -->"
 END = "<!-- coverage: end -->"
 

@@ -196,11 +196,11 @@ class MathMethods:
         return self.abs().log().sum(dim, keepdims=keepdim).exp() * sign
 
     def cumsum(self, dim: int):
-        """The running sum along `dim`: bonus exercise 2.11's `cumsum`, once written (a stub
-        says "not implemented yet"); provided code holds no exercise's answer."""
-        from ..bonus.chapter2_tensor import cumsum
-
-        return cumsum(self, normalize_axes(dim, self.ndim, "cumsum")[0])
+        """Not provided: the running sum and its gradient are chapter 2's bonus exercise 2.11."""
+        raise NotImplementedError(
+            "cumsum is not provided: it is chapter 2's bonus exercise 2.11; once written, use "
+            "framework.bonus.chapter2_tensor.cumsum(x, dim)"
+        )
 
     # -- ordering ---------------------------------------------------------------------------------
 

@@ -201,7 +201,8 @@ def public_ops() -> set[str]:
 # each to a float32 entry and a gradient check
 EXTRAS = {n for n in vars(importlib.import_module("framework.provided.math_ops").MathMethods)
           if not n.startswith("_")}
-EXTRAS |= {f"F.{n}" for n in ("leaky_relu", "silu", "smooth_l1_loss", "dropout2d")}
+EXTRAS |= {f"F.{n}" for n in ("leaky_relu", "silu", "dropout2d")}
+EXTRAS |= {"F.smooth_l1_loss"}  # refused in our words: bonus 3.9's answer (test_pytorch_extras.py)
 
 
 def test_every_public_op_has_a_dtype_entry():

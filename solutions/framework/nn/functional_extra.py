@@ -1,5 +1,5 @@
 """Provided: more of `torch.nn.functional`, built from the ops that have their gradients:
-`leaky_relu`, `silu`, `smooth_l1_loss` (on bonus 3.9's `huber_loss`) and `dropout2d`.
+`leaky_relu`, `silu` and `dropout2d` (`smooth_l1_loss` is refused: bonus 3.9's answer).
 `F.leaky_relu` and the others are read from here when first used (functional.py's
 `__getattr__`).
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from ..provided.generator import default_generator
 from ..tensor import Tensor
-from .functional import l1_loss
 
 
 def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -22,16 +21,12 @@ def silu(x: Tensor, inplace: bool = False) -> Tensor:
 
 
 def smooth_l1_loss(input: Tensor, target, reduction: str = "mean", beta: float = 1.0) -> Tensor:  # noqa: A002
-    """0.5 d²/β where |d| < β, else |d| - β/2, for d = input - target: Huber's loss with δ = β,
-    divided by β. It is bonus exercise 3.9's `huber_loss`, once written (a stub says "not
-    implemented yet"); β = 0 is the L1 loss, as PyTorch's."""
-    from ..bonus.chapter3_primitives import huber_loss
-
-    if beta < 0:
-        raise ValueError(f"smooth_l1_loss: beta={beta!r} must be non-negative")
-    if beta == 0:
-        return l1_loss(input, target, reduction=reduction)
-    return huber_loss(input, target, reduction=reduction, delta=beta) / beta
+    """Not provided: it is Huber's loss (chapter 3's bonus exercise 3.9) divided by β."""
+    raise NotImplementedError(
+        "F.smooth_l1_loss is not provided: it is Huber's loss divided by beta, chapter 3's bonus "
+        "exercise 3.9; once written, use framework.bonus.chapter3_primitives.huber_loss(input, "
+        "target, reduction, delta=beta) / beta"
+    )
 
 
 def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
