@@ -48,12 +48,31 @@ def table_of(vocab_size: int, seed: int) -> Table:
     return model
 
 
+class Uniform:
+    """A model of no parameters, equally sure of 4 ids, that is no Module: on the stubs, 7.9's
+    probe reaches its own code before chapter 3's registration."""
+
+    training = True
+
+    def modules(self):
+        return iter([self])
+
+    def train(self, mode: bool = True):
+        self.training = mode
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def loss(self, idx, targets):
+        return fw.Tensor(np.log(4.0))
+
+
 @probe("7.9")
 def probe_training(fw):
-    model = table_of(4, 0)
     ids = np.arange(40) % 4
-    return {"estimate_loss of a table on 0, 1, 2, 3, 0, …": lambda: gpt.estimate_loss(
-                model, ids, 2, 3, 2, np.random.default_rng(0)),
+    return {"estimate_loss of a uniform model on 0, 1, 2, 3, 0, …": lambda: gpt.estimate_loss(
+                Uniform(), ids, 2, 3, 2, np.random.default_rng(0)),
             "train 4 steps, eval_every=2": lambda: gpt.train(
                 table_of(4, 0), ids, ids, 4, 2, 3, lr=0.1, warmup=1, eval_every=2, eval_batches=1,
                 generator=np.random.default_rng(0))}

@@ -106,10 +106,10 @@ class Bigram(Module):
 
     def __init__(self, vocab_size: int) -> None:
         super().__init__()
-        self.vocab_size = vocab_size
         ### BEGIN SOLUTION 7.3
         raise NotImplementedError("Exercise 7.3: The bigram baseline — see chapters/07_gpt.ipynb, '7.3 The bigram baseline'")
         ### END SOLUTION
+        self.vocab_size = vocab_size
 
     def forward(self, idx) -> Tensor:
         """ids (N, T) → logits (N, T, vocab_size)."""

@@ -115,11 +115,11 @@ class Bigram(Module):
 
     def __init__(self, vocab_size: int) -> None:
         super().__init__()
-        self.vocab_size = vocab_size
         ### BEGIN SOLUTION 7.3
         self.table = Embedding(vocab_size, vocab_size)
         self.table.weight.data[...] = 0  # every id equally likely: the loss starts at ln V
         ### END SOLUTION
+        self.vocab_size = vocab_size
 
     def forward(self, idx) -> Tensor:
         """ids (N, T) → logits (N, T, vocab_size)."""
