@@ -41,6 +41,7 @@ from .ops import (
 )
 from .provided.device import check_device
 from .provided.dims import accepts_dim
+from .provided.grad_array import GradArray, as_grad
 from .provided.promotion import _promoted
 from .provided.tensor_methods import TensorMethods, _is_dtype
 from .shape_ops import Cast, Clone, Expand, Gather, GetItem, Permute, Reshape, _plain_index
@@ -84,7 +85,7 @@ class Tensor(TensorMethods, Differentiable):
     array([[2., 4.]], dtype=float32)
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "parents", "grad_fn", "op", "label",
+    __slots__ = ("data", "_grad", "requires_grad", "parents", "grad_fn", "op", "label",
                  "_counter", "__weakref__")
     __array_priority__ = 100  # so ndarray + Tensor calls Tensor.__radd__
 
@@ -95,7 +96,7 @@ class Tensor(TensorMethods, Differentiable):
                 f"Tensor: only floating tensors can require grad, this one is {self.data.dtype}; "
                 "create it with dtype=np.float32 or convert it with .to(np.float32)"
             )
-        self.grad = None
+        self._grad = None
         self.requires_grad = requires_grad
         self.parents = ()
         self.grad_fn = None
@@ -109,7 +110,7 @@ class Tensor(TensorMethods, Differentiable):
         plain `Tensor`, also when `Function.apply` calls it on a `Parameter` input."""
         out = Tensor.__new__(Tensor)
         out.data = data if isinstance(data, np.ndarray) else np.asarray(data)
-        out.grad = None
+        out._grad = None
         out.requires_grad = grad_fn is not None
         out.parents = parents
         out.grad_fn = grad_fn
@@ -123,6 +124,16 @@ class Tensor(TensorMethods, Differentiable):
     shape = property(lambda self: self.data.shape)
     ndim = property(lambda self: self.data.ndim)
     dtype = property(lambda self: self.data.dtype)
+
+    @property
+    def grad(self) -> GradArray | None:
+        """The gradient: stored as a NumPy array, read as one that is also a tensor
+        (`provided/grad_array.py`), so `p.grad.zero_()` runs as in PyTorch."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        self._grad = as_grad(value)
 
     def __len__(self) -> int:
         return len(self.data)
@@ -452,3 +463,6 @@ class Tensor(TensorMethods, Differentiable):
     def matmul(self, other) -> Tensor:
         return MatMul.apply(self, other)
 
+
+
+GradArray.tensor_type = Tensor
