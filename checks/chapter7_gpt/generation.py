@@ -43,7 +43,7 @@ def distinct_logits(seed: int, rows: int, vocab: int) -> np.ndarray:
 
 def kept_top_p(probs: np.ndarray, top_p: float) -> np.ndarray:
     """The fewest most likely ids whose mass reaches top_p, the one that crosses it included."""
-    keep = np.zeros(probs.shape, dtype=bool)
+    keep = np.full(probs.shape, False)
     for row in range(len(probs)):
         total = 0.0
         for i in np.argsort(-probs[row]):

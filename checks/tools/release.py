@@ -11,8 +11,7 @@ and the maintainers' targets become modules that say, in one line, that they are
 release and where to turn; `make test` grades the learner's chapters. The README is the
 course's, less what needs the reference, plus a section on this release.
 
-Nothing is written while a file of the release quotes a solution line (`solution_lines`),
-except the lines listed in `KNOWN_QUOTES`.
+Nothing is written while a file of the release quotes a solution line (`solution_lines`).
 """
 
 from __future__ import annotations
@@ -37,20 +36,6 @@ LEFT_OUT = ("solutions/", "checks/mutants/", "checks/alternatives/", "checks/sel
             "checks/torch_parity/", ".ci/",
             "checks/tools/proof.py", "checks/tools/sweep.py",
             "checks/tools/readme.py", "checks/tools/nbval_patience.py")
-
-# Lines of chapter 7's solutions that its notebook and grader still quote: chapter 7 is being
-# rewritten elsewhere. The release reports them; any other quote stops it.
-KNOWN_QUOTES = {
-    ("chapters/07_gpt.ipynb", "data = np.asarray(data, dtype=np.int64)"),
-    ("chapters/07_gpt.ipynb", "k, v = cache.update(layer, k, v)"),
-    ("chapters/07_gpt.ipynb", "x = block(x, cache, layer)"),
-    ("chapters/07_gpt.ipynb", "return self.ln_f(x) @ self.wte.weight.T"),
-    ("chapters/07_gpt.ipynb", "fresh = next_id[:, None]"),
-    ("chapters/07_gpt.ipynb", "k = np.concatenate([self.keys[layer], k], axis=-2)"),
-    ("chapters/07_gpt.ipynb", "self.keys[layer], self.values[layer] = k, v"),
-    ("chapters/07_gpt.ipynb", "return Tensor(k), Tensor(v)"),
-    ("checks/chapter7_gpt/generation.py", "keep = np.zeros(probs.shape, dtype=bool)"),
-}
 
 FOR_HELP = ("stuck, reopen the exercise's folded hints in its notebook, then ask your "
             "instructor or teaching assistant")
@@ -260,16 +245,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     files = release_files()
     found = quotes(files, solution_lines())
-    unknown = [(name, ex, line) for name, ex, line in found if (name, line) not in KNOWN_QUOTES]
-    for name, ex, line in unknown:
+    for name, ex, line in found:
         print(f"  {name} quotes {ex}'s solution line: {line}")
-    if unknown:
-        print(f"{len(unknown)} solution line(s) quoted: nothing written. Reword them, or leave "
+    if found:
+        print(f"{len(found)} solution line(s) quoted: nothing written. Reword them, or leave "
               "the file out (LEFT_OUT in checks/tools/release.py).")
         return 1
     write(files, out)
-    print(f"{out}: {len(files)} files, one commit; no solution line quoted"
-          + (f" but the {len(found)} known ones of chapter 7 (KNOWN_QUOTES)" if found else ""))
+    print(f"{out}: {len(files)} files, one commit; no solution line quoted")
     return 0
 
 

@@ -57,11 +57,9 @@ def test_the_release_has_no_reference_zoo_or_course_selftests(built):
     assert ".github/workflows/classroom.yml" in names and "framework/autodiff.py" in names
 
 
-def test_no_file_of_the_release_quotes_a_solution_line_but_chapter_7s_listed_ones(built):
-    """Every tracked file, notebooks' cells included: chapter 7's known quotes may only shrink."""
-    found = release.quotes(tracked(built), release.solution_lines())
-    assert {(name, line) for name, _, line in found} <= release.KNOWN_QUOTES, found
-    assert all("07_gpt" in name or "chapter7" in name for name, _ in release.KNOWN_QUOTES)
+def test_no_file_of_the_release_quotes_a_solution_line(built):
+    """Every tracked file, notebooks' cells included."""
+    assert release.quotes(tracked(built), release.solution_lines()) == []
 
 
 def test_a_solution_line_is_a_long_whole_statement_found_only_in_regions(tmp_path):
