@@ -614,7 +614,10 @@ EXERCISES = [
     Exercise(
         "7.6", "The GPT and its loss", 15, ("nn/gpt.py",),
         "7.6 The GPT and its loss",
-        "Check the positions (0 … T-1 without a cache, cache.positions(T) with one), that each "
+        "Check the constructor: wte, wpe, blocks, ln_f and no other parameter (the head is wte), "
+        "weights N(0, 0.02) from default_generator(), out_proj and fc2 at 0.02/√(2·n_layer), "
+        "biases 0, LayerNorms untouched. Check the positions (0 … T-1 without a cache, "
+        "cache.positions(T) with one), that each "
         "block gets the cache and its layer number, and the tied head: ln_f(x) times the token "
         "embedding's weight transposed. The loss is the mean over all N·T positions, in nats; "
         "bits = nats / ln 2. The section named below has folded hints, from the idea to the "

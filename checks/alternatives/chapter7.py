@@ -4,7 +4,8 @@ The vocabulary as two dictionaries; windows cut one by one with slices; the bigr
 bare Parameter indexed by the ids, its loss through log_softmax and a one-hot; the running
 mean as slice means, the causal softmax as exponentials times a 0/1 triangle; the causal mask
 by comparing position grids; attention through chapter 5's MultiheadAttention forward
-when there is no cache, and a float mask of -inf with a cache; the GPT's head as a
+when there is no cache, and a float mask of -inf with a cache; the GPT's modules
+initialised by their kind and the output projections scaled afterwards; the GPT's head as a
 matmul with the embedding moved to (E, V) by transpose(); the loss through log_softmax
 and a one-hot; top-k by argpartition, top-p by a loop over sorted rows, draws by
 Generator.choice; the cache as preallocated buffers written in place.
@@ -137,6 +138,25 @@ ALTERNATIVES = [
         h = x + attended
         hidden = GELU()(self.fc1(self.ln_2(h)))
         return h + self.fc2(hidden)""",
+    ),
+    Mutant(
+        "7.6", "modules first, then each module initialised by its kind",
+        WHOLE_REGION,
+        """        self.wte = Embedding(vocab_size, n_embd)
+        self.wpe = Embedding(block_size, n_embd)
+        self.blocks = ModuleList([Block(n_embd, n_head) for _ in range(n_layer)])
+        self.ln_f = LayerNorm(n_embd)
+        generator = default_generator()
+        for module in self.modules():
+            if isinstance(module, (Linear, Embedding)):
+                module.weight.data[...] = generator.normal(0.0, 0.02, module.weight.shape)
+            if isinstance(module, Linear) and module.bias is not None:
+                module.bias.data[...] = 0.0
+        for block in self.blocks:
+            for projection in (block.attn.out_proj, block.fc2):
+                projection.weight.data[...] /= math.sqrt(2 * n_layer)
+""",
+        within="GPT.__init__",
     ),
     Mutant(
         "7.6", "head as a matmul with the embedding transposed",

@@ -166,6 +166,79 @@ def probe_gpt(fw):
             "its loss for targets [[2, 3, 4]]": lambda: model.loss(ids, np.array([[2, 3, 4]])).item()}
 
 
+def gpt2_shapes(vocab_size: int, block_size: int, n_layer: int, n_embd: int) -> dict:
+    """The contract's parameters: GPT-2's names, each with its shape (the head is wte: tied)."""
+    e = n_embd
+    block = {"ln_1.weight": (e,), "ln_1.bias": (e,), "ln_2.weight": (e,), "ln_2.bias": (e,),
+             "fc1.weight": (4 * e, e), "fc1.bias": (4 * e,), "fc2.weight": (e, 4 * e), "fc2.bias": (e,),
+             **{f"attn.{p}_proj.{k}": (e, e) if k == "weight" else (e,)
+                for p in ("q", "k", "v", "out") for k in ("weight", "bias")}}
+    return {"wte.weight": (vocab_size, e), "wpe.weight": (block_size, e),
+            "ln_f.weight": (e,), "ln_f.bias": (e,),
+            **{f"blocks.{layer}.{name}": shape for layer in range(n_layer) for name, shape in block.items()}}
+
+
+@check("7.6")
+@given(size=sizes)
+@example(size=SMALL)
+def test_the_constructor_registers_gpt2s_parameters_with_their_shapes(size):
+    """wte (V, E), wpe (block_size, E), n_layer Blocks in `blocks`, ln_f: no other parameter."""
+    n_embd = size["n_head"] * size["head_dim"]
+    fw.manual_seed(0)
+    model = nn.GPT(size["vocab_size"], size["block_size"], size["n_layer"], size["n_head"], n_embd)
+    got = {name: tuple(p.shape) for name, p in model.named_parameters()}
+    want = gpt2_shapes(size["vocab_size"], size["block_size"], size["n_layer"], n_embd)
+    missing, extra = sorted(want.keys() - got.keys()), sorted(got.keys() - want.keys())
+    wrong = {n: f"{got[n]}, expected {want[n]}" for n in want.keys() & got.keys() if got[n] != want[n]}
+    assert not (missing or extra or wrong), (
+        f"{describe(size)}: parameters missing {missing}, unexpected {extra} (the head is tied: "
+        f"it reuses wte, no weight of its own), of the wrong shape {wrong}")
+
+
+INIT_SIZE = {"vocab_size": 65, "block_size": 64, "n_layer": 3, "n_head": 4, "n_embd": 64}
+
+
+@check("7.6")
+@given(seed=seeds)
+@example(seed=0)
+def test_weights_start_as_gpt2s(seed):
+    """N(0, 0.02) weights, N(0, 0.02/√(2·n_layer)) for out_proj and fc2, biases 0, LayerNorms 1, 0."""
+    fw.manual_seed(seed)
+    model = nn.GPT(**INIT_SIZE)
+    residual_std = 0.02 / math.sqrt(2 * INIT_SIZE["n_layer"])
+    for name, param in model.named_parameters():
+        values = np.asarray(param.data, dtype=np.float64)
+        if ".ln_" in f".{name}":
+            expected = 1.0 if name.endswith("weight") else 0.0
+            assert np.all(values == expected), f"{name} starts at {values[:3]}…, expected all {expected}"
+        elif name.endswith("bias"):
+            assert np.all(values == 0), f"{name} starts at {values[:3]}…, expected zeros"
+        else:
+            std = residual_std if name.endswith(("out_proj.weight", "fc2.weight")) else 0.02
+            spread = values.std() / std
+            # 6 standard errors of the estimates: a correct draw fails once in 10⁸
+            assert abs(spread - 1) < 6 / math.sqrt(2 * values.size), (
+                f"GPT({INIT_SIZE}): {name} starts with standard deviation {values.std():.5f}, "
+                f"expected {std:.5f}" + (" (0.02/√(2·n_layer): it adds to the stream)"
+                                          if std == residual_std else ""))
+            assert abs(values.mean()) < 6 * std / math.sqrt(values.size), (
+                f"{name} starts with mean {values.mean():.5f}, expected about 0")
+
+
+@check("7.6")
+@given(seed=seeds)
+def test_the_weights_come_from_the_shared_generator(seed):
+    """manual_seed(s) before two constructions gives the same weights; another seed, others."""
+    def weights(s):
+        fw.manual_seed(s)
+        return [p.data.copy() for p in nn.GPT(7, 4, n_layer=1, n_head=2, n_embd=4).parameters()]
+    first, again, other = weights(seed), weights(seed), weights(seed + 1)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again)), (
+        f"manual_seed({seed}) twice gave two different models: draw from default_generator()")
+    assert not all(np.array_equal(a, b) for a, b in zip(first, other)), (
+        f"seeds {seed} and {seed + 1} gave the same model: the weights must be drawn, not fixed")
+
+
 @check("7.6")
 @given(size=sizes, seed=seeds, data=st.data())
 @example(size=SMALL, seed=0, data=None)

@@ -125,6 +125,43 @@ MUTANTS = [
     ),
     # -- 7.6 the GPT and its loss
     Mutant(
+        "7.6", "output projections at 0.02 too, not 0.02/√(2·n_layer)",
+        "std = 0.02 / math.sqrt(2 * n_layer) if name.endswith(residual) else 0.02",
+        "std = 0.02",
+    ),
+    Mutant(
+        "7.6", "output projections scaled by 1/√n_layer, not 1/√(2·n_layer)",
+        "std = 0.02 / math.sqrt(2 * n_layer) if name.endswith(residual) else 0.02",
+        "std = 0.02 / math.sqrt(n_layer) if name.endswith(residual) else 0.02",
+    ),
+    Mutant(
+        "7.6", "biases left at Linear's own initialisation",
+        """            if name.endswith("bias") and "ln_" not in name:
+                param.data[...] = 0
+            elif name.endswith("weight") and "ln_" not in name:""",
+        """            if name.endswith("weight") and "ln_" not in name:""",
+    ),
+    Mutant(
+        "7.6", "LayerNorm weights drawn like the others",
+        """            elif name.endswith("weight") and "ln_" not in name:""",
+        """            elif name.endswith("weight"):""",
+    ),
+    Mutant(
+        "7.6", "position table of vocab_size rows",
+        "Embedding(block_size, n_embd)",
+        "Embedding(vocab_size, n_embd)",
+    ),
+    Mutant(
+        "7.6", "an untied head of its own",
+        "        self.ln_f = LayerNorm(n_embd)\n",
+        "        self.ln_f = LayerNorm(n_embd)\n        self.head = Linear(n_embd, vocab_size)\n",
+    ),
+    Mutant(
+        "7.6", "weights drawn from a generator of their own, not the shared one",
+        "        rng = default_generator()",
+        "        rng = np.random.default_rng()",
+    ),
+    Mutant(
         "7.6", "no position embeddings",
         "x = self.wte(idx) + self.wpe(positions)",
         "x = self.wte(idx)",

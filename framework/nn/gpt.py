@@ -1,13 +1,12 @@
 """Chapter 7: a character-level GPT, as nanoGPT's, with a key-value cache proved exact.
 
-Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), a `Bigram`
-table sets the baseline to beat, attention starts as an average of the past
-(`causal_average`, `causal_softmax`), and a
-decoder-only Transformer (`GPT`: token and position embeddings, pre-LN `Block`s of
-causal self-attention and a feed-forward network, a final LayerNorm, a head tied to the
-token embedding) learns to predict each next character. `next_token_probabilities` and
-`sample_next` (sampling.py) turn its logits into text; a `KVCache` keeps every layer's keys and values,
-so `GPT.generate` feeds one new token per step instead of the whole text again; `train`
+Text becomes ids (`CharVocab`), ids become training windows (`get_batch`), a `Bigram` table
+sets the baseline to beat, attention starts as an average of the past (`causal_average`,
+`causal_softmax`), and a decoder-only Transformer (`GPT`: token and position embeddings, pre-LN
+`Block`s of causal self-attention and a feed-forward network, a final LayerNorm, a head tied to
+the token embedding) learns to predict each next character. `next_token_probabilities` and
+`sample_next` (sampling.py) turn its logits into text; a `KVCache` keeps every layer's keys and
+values, so `GPT.generate` feeds one new token per step instead of the whole text again; `train`
 and `estimate_loss` are the loop that trains any of these models.
 """
 
@@ -208,29 +207,19 @@ class Block(Module):
 
 
 class GPT(Module):
-    """ids (N, T) → logits (N, T, vocab_size), T <= block_size: token plus position embeddings,
-    n_layer Blocks, a final LayerNorm, and the token embedding again as the head (tied:
-    logits = h Wₜₑᵀ). Weights start as GPT-2's: N(0, 0.02), the layers' output projections
-    N(0, 0.02/√(2·n_layer)), biases 0, LayerNorms 1 and 0.
-    """
+    """ids (N, T) → logits (N, T, vocab_size), T <= block_size: rows of `wte` (V, E) plus `wpe`
+    (block_size, E), `blocks` (a ModuleList of n_layer Blocks), `ln_f`, and `wte` again as the
+    head (tied: logits = h Wₜₑᵀ). Weights start as GPT-2's, from the shared generator: N(0, 0.02),
+    the layers' output projections N(0, 0.02/√(2·n_layer)), biases 0, LayerNorms 1 and 0."""
 
     def __init__(self, vocab_size: int, block_size: int = 64, n_layer: int = 4, n_head: int = 4,
                  n_embd: int = 128) -> None:
         super().__init__()
         self.vocab_size, self.block_size, self.n_layer = vocab_size, block_size, n_layer
         self.n_head, self.n_embd = n_head, n_embd
-        self.wte = Embedding(vocab_size, n_embd)
-        self.wpe = Embedding(block_size, n_embd)
-        self.blocks = ModuleList(Block(n_embd, n_head) for _ in range(n_layer))
-        self.ln_f = LayerNorm(n_embd)
-        rng = default_generator()
-        residual = ("out_proj.weight", "fc2.weight")  # added to the stream: 2·n_layer of them
-        for name, param in self.named_parameters():
-            if name.endswith("bias") and "ln_" not in name:
-                param.data[...] = 0
-            elif name.endswith("weight") and "ln_" not in name:
-                std = 0.02 / math.sqrt(2 * n_layer) if name.endswith(residual) else 0.02
-                param.data[...] = rng.normal(0.0, std, param.data.shape)
+        ### BEGIN SOLUTION 7.6
+        raise NotImplementedError("Exercise 7.6: The GPT and its loss — see chapters/07_gpt.ipynb, '7.6 The GPT and its loss'")
+        ### END SOLUTION
 
     def forward(self, idx, cache: KVCache | None = None) -> Tensor:
         """Logits for ids (N, T). With a cache, idx holds only the new ids: they sit at
