@@ -158,8 +158,8 @@ MUTANTS = [
     ),
     Mutant(
         "7.6", "weights drawn from a generator of their own, not the shared one",
-        "        rng = default_generator()",
-        "        rng = np.random.default_rng()",
+        "        draw = default_generator().normal",
+        "        draw = np.random.default_rng().normal",
     ),
     Mutant(
         "7.6", "no position embeddings",

@@ -118,12 +118,22 @@ def searchable(name: str, data: bytes) -> str:
     return text
 
 
+def quoted(line: str, text: str) -> bool:
+    """`line` in `text` as a statement of its own: not continued by a name before it, nor by
+    more code after it (`rng = f()` is not quoted by `rng = f() if rng is None else rng`); it
+    may sit in a string, in backticks, after `:` or be followed by `;` or a comment."""
+    if line not in text:
+        return False
+    whole = re.compile(r"(?<![\w.])" + re.escape(line) + r"(?=[ \t]*(?:$|[\"'`;#\\]))", re.M)
+    return whole.search(text) is not None
+
+
 def quotes(files: dict[str, bytes], lines: dict[str, str]) -> list[tuple[str, str, str]]:
-    """(file, exercise, line) for each solution line a file holds, anywhere in its text."""
+    """(file, exercise, line) for each solution line a file holds as a statement, anywhere."""
     found = []
     for name, data in sorted(files.items()):
         text = searchable(name, data)
-        found += [(name, ex, line) for line, ex in lines.items() if line in text]
+        found += [(name, ex, line) for line, ex in lines.items() if quoted(line, text)]
     return found
 
 

@@ -106,3 +106,15 @@ def test_chapter_1_grades_0_as_released_and_100_with_the_reference_spliced_in(bu
     solved = make(course, "check-chapter1")
     assert solved.returncode == 0, solved.stdout + solved.stderr
     assert json.loads((course / "grades" / "chapter1.json").read_text())["totals"] == {"1": 100}
+
+
+def test_a_solution_line_quoted_in_backticks_or_a_string_counts_as_quoted():
+    for text in ("`if cache is not None: k, v = cache.update(layer, k, v)`;",
+                 '"        k, v = cache.update(layer, k, v)",', "k, v = cache.update(layer, k, v)  # new\n"):
+        assert release.quoted("k, v = cache.update(layer, k, v)", text), text
+
+
+def test_a_longer_statement_that_begins_with_a_solution_line_does_not_quote_it():
+    longer = "rng = default_generator() if rng is None else rng"
+    assert not release.quoted("rng = default_generator()", longer)
+    assert not release.quoted("rng = default_generator()", "self.rng = default_generator()")

@@ -241,14 +241,14 @@ class GPT(Module):
         self.wte, self.wpe = Embedding(vocab_size, n_embd), Embedding(block_size, n_embd)
         self.blocks = ModuleList(Block(n_embd, n_head) for _ in range(n_layer))
         self.ln_f = LayerNorm(n_embd)
-        rng = default_generator()
+        draw = default_generator().normal
         residual = ("out_proj.weight", "fc2.weight")  # added to the stream: 2·n_layer of them
         for name, param in self.named_parameters():
             if name.endswith("bias") and "ln_" not in name:
                 param.data[...] = 0
             elif name.endswith("weight") and "ln_" not in name:
                 std = 0.02 / math.sqrt(2 * n_layer) if name.endswith(residual) else 0.02
-                param.data[...] = rng.normal(0.0, std, param.data.shape)
+                param.data[...] = draw(0.0, std, param.data.shape)
         ### END SOLUTION
 
     def forward(self, idx, cache: KVCache | None = None) -> Tensor:
