@@ -110,13 +110,25 @@ def unwrap(x):
 
 
 class BackwardNode:
-    """A tensor's `grad_fn`: calls its Function's backward, keeps the parents' gradients."""
+    """A tensor's `grad_fn`: calls its Function's backward, keeps the parents' gradients
+    (the inputs at `positions`, those that require grad)."""
 
-    __slots__ = ("function", "ctx", "positions", "shapes", "versions")
+    __slots__ = ("function", "ctx", "positions", "parents", "shapes", "versions")
 
-    def __init__(self, function: type, ctx: Context, positions: tuple[int, ...], shapes):
-        self.function, self.ctx, self.positions, self.shapes = function, ctx, positions, shapes
+    def __init__(self, function: type, ctx: Context, positions: tuple[int, ...], parents: tuple):
+        self.function, self.ctx, self.positions, self.parents = function, ctx, positions, parents
+        self.shapes = tuple([p.data.shape for p in parents])
         self.versions = ()  # (counter, version, array, maker): what `saved_versions` found
+
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch's view of the graph, built when asked: per positional input of the op,
+        (where its gradient goes, 0): its grad_fn, an `AccumulateGrad` for a leaf, or None for
+        an input that needs no gradient."""
+        following = dict(zip(self.positions, self.parents))
+        inputs = len(self.ctx.needs_input_grad)
+        return tuple((_gradient_sink(following[i]) if i in following else None, 0)
+                     for i in range(inputs))
 
     def __call__(self, grad: np.ndarray) -> tuple:
         for counter, version, array, maker in self.versions:
@@ -159,6 +171,23 @@ class BackwardNode:
 
     def __repr__(self) -> str:
         return f"<{self.function.__name__}Backward>"
+
+
+class AccumulateGrad:
+    """Where a leaf's gradient ends (PyTorch's node of that name): into `variable.grad`."""
+
+    __slots__ = ("variable",)
+    next_functions: tuple = ()
+
+    def __init__(self, variable: Differentiable) -> None:
+        self.variable = variable
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
+
+
+def _gradient_sink(tensor: Differentiable):
+    return tensor.grad_fn if tensor.grad_fn is not None else AccumulateGrad(tensor)
 
 
 def shared_version(out: np.ndarray, args: tuple) -> Version | None:
@@ -228,8 +257,7 @@ class Function:
             # list comprehensions, not generators: apply runs for every op of every step
             positions = tuple([i for i, need in enumerate(needs) if need])
             parents = tuple([args[i] for i in positions])
-            shapes = tuple([p.data.shape for p in parents])
-            node = BackwardNode(cls, ctx, positions, shapes)
+            node = BackwardNode(cls, ctx, positions, parents)
             result = first._make(out, parents, node, cls.__name__.lower())
             if ctx.saved_tensors:
                 node.versions = saved_versions(ctx.saved_tensors, args, result, cls)

@@ -55,6 +55,7 @@ TIME_LIMIT_S = 120
 #: Printed numbers agree when within these (float32 arithmetic, a few thousand steps apart).
 RTOL, ATOL = 2e-3, 1e-4
 BACKWARD = re.compile(r"Backward\d+")
+ADDRESS = re.compile(r" object at 0x[0-9a-fA-F]+")  # PyTorch's graph nodes print their address
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
 
 
@@ -112,6 +113,20 @@ def _time_limit(seconds: int) -> Iterator[None]:
 
 
 @contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """NumPy's BLAS on one thread while a program runs, as PyTorch's is (`torch.set_num_threads(1)`
+    below): on a shared machine OpenBLAS's waiting threads made the language model 4× slower."""
+    runtime = importlib.import_module("framework.provided.runtime")
+    before = runtime.blas_threads()
+    runtime.set_blas_threads(1)
+    try:
+        yield
+    finally:
+        if before:
+            runtime.set_blas_threads(before)
+
+
+@contextlib.contextmanager
 def _isolated(path: Path) -> Iterator[None]:
     """A fresh working folder with the data, the program's folder and the stand-ins importable,
     and whatever they import forgotten afterwards (it was bound to one backend's torch)."""
@@ -151,7 +166,8 @@ def run_program(path: Path, backend: str = "framework", impl: str = "solutions")
     binding = framework_as_torch(impl) if backend == "framework" else _torch_draws_as_framework()
     out, error, where = io.StringIO(), None, None
     start = time.process_time()
-    with _isolated(path), binding as bound, contextlib.redirect_stdout(out), _time_limit(TIME_LIMIT_S):
+    with (_isolated(path), binding as bound, _one_blas_thread(), contextlib.redirect_stdout(out),
+          _time_limit(TIME_LIMIT_S)):
         random.seed(0)
         bound.manual_seed(0)
         try:
@@ -265,9 +281,10 @@ def differences(ours: str, theirs: str, numbers_only: bool = False) -> list[str]
 
     `numbers_only` compares the numbers of the whole output, in order, and nothing else: for a
     program that prints tensors, whose text differs (`Tensor([[-2.26  , …` where PyTorch prints
-    `tensor([[-2.2600, …`, wrapped elsewhere, `grad_fn=<…Backward>` for `<…Backward0>`)."""
+    `tensor([[-2.2600, …`, wrapped elsewhere, `grad_fn=<…Backward>` for `<…Backward0>`, a graph
+    node without PyTorch's ` object at 0x7f…`)."""
     if numbers_only:
-        a, b = (NUMBER.findall(BACKWARD.sub("Backward", text)) for text in (ours, theirs))
+        a, b = (NUMBER.findall(ADDRESS.sub("", BACKWARD.sub("Backward", text))) for text in (ours, theirs))
         found = [] if len(a) == len(b) else [f"{len(a)} numbers printed, PyTorch {len(b)}"]
         return found + [f"number {i}: {u}, PyTorch {v}" for i, (u, v) in enumerate(zip(a, b), 1)
                         if not _close(float(u), float(v))][:1]

@@ -12,7 +12,7 @@ from checks.external.runner import differences, expected, name, programs, run_pr
 
 RUNS = [p for p in programs() if expected()[name(p)] is None]
 #: Programs that print tensors: the text differs (README, "Printing"), their numbers are compared.
-PRINT_TENSORS = {"tutorials_defining_a_neural_network"}
+PRINT_TENSORS = {"tutorials_defining_a_neural_network", "tutorials_neural_networks_tutorial"}
 
 
 @pytest.mark.parametrize("path", programs(), ids=name)

@@ -5,7 +5,8 @@ Chapter 3 writes `modules.py` (`Module`, `Parameter`, `Linear`, activations, con
 `functional_transformer.py` (its functions, exported by `functional`); chapter 6 `conv.py`
 (and `Conv2d` in `modules.py`); chapter 7 `gpt.py` and `sampling.py`. Provided: `loss.py`
 (the loss modules, over `functional`'s losses), chapter 5's generic layers where `torch.nn` keeps them
-(`normalization.py`: `LayerNorm`, `dropout.py`: `Dropout`, `sparse.py`: `Embedding`),
+(`normalization.py`: `LayerNorm`, `dropout.py`: `Dropout`, `sparse.py`: `Embedding`), the
+recurrent layers (`rnn.py`: `LSTM`, `GRU`, `RNN` and their cells),
 `utils.py` (`clip_grad_norm_` and friends, as `torch.nn.utils`) and `parallel.py`
 (`DataParallel`, as PyTorch's on a machine without GPUs). The bonus exercises of chapters 3, 5,
 6 and 7 are in `framework/bonus/`.
@@ -30,6 +31,7 @@ __all__, __getattr__, __dir__ = attach(
                     "ModuleList", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh"],
         "normalization": ["BatchNorm1d", "BatchNorm2d", "LayerNorm"],
         "parallel": ["DataParallel"],
+        "rnn": ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell"],
         "serialization": ["load", "save"],
         "sparse": ["Embedding"],
         "transformer": ["PositionalEncoding", "Transformer", "TransformerDecoder",

@@ -12,9 +12,11 @@ import numpy as np
 
 from ..function import Function, unwrap
 from ..ops import ReLU, Sigmoid, Tanh, stable_sigmoid
-from ..provided import backend
+from ..provided import backend, promotion
 from ..provided.dims import accepts_dim
 from ..tensor import Tensor
+from ._reduction import check_reduction as _check_reduction
+from ._reduction import legacy_arguments as _legacy_arguments
 
 
 def __getattr__(name: str):
@@ -30,14 +32,6 @@ def __getattr__(name: str):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = getattr(home, name)
     return globals()[name]
-
-
-REDUCTIONS = ("mean", "sum", "none")
-
-
-def _check_reduction(op: str, reduction: str) -> None:
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
 
 # -- activations -------------------------------------------------------------------------------
@@ -266,6 +260,7 @@ class CrossEntropy(Function):
         ### END SOLUTION
 
 
+@_legacy_arguments
 def cross_entropy(
     logits: Tensor, targets, ignore_index: int = -100, reduction: str = "mean",
     label_smoothing: float = 0.0,
@@ -341,13 +336,16 @@ class BCEWithLogits(Function):
         ### END SOLUTION
 
 
+@_legacy_arguments
 def mse_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:
     """Mean (or sum, or each) of the squared differences; input and target of the same shape."""
     _check_reduction("mse_loss", reduction)
     _same_shape("mse_loss", unwrap(input), unwrap(target))
+    input, target = promotion._promoted(input, target)  # float32 with int64 is float32, as PyTorch
     return MSELoss.apply(input, target, reduction=reduction)
 
 
+@_legacy_arguments
 def binary_cross_entropy_with_logits(input: Tensor, target, reduction: str = "mean") -> Tensor:
     """Binary cross-entropy of σ(input) against targets in [0, 1], stable for any logit."""
     _check_reduction("binary_cross_entropy_with_logits", reduction)
@@ -364,6 +362,7 @@ def _reduced(losses: Tensor, reduction: str) -> Tensor:
     return losses.sum() if reduction == "sum" else losses.mean()
 
 
+@_legacy_arguments
 def nll_loss(input: Tensor, target, ignore_index: int = -100, reduction: str = "mean") -> Tensor:
     """-input[i, yᵢ] per row, from log-probabilities (N, C) and class indices (N,):
     cross_entropy(x, y) = nll_loss(log_softmax(x), y). "mean" averages the rows not ignored.
@@ -383,6 +382,7 @@ def nll_loss(input: Tensor, target, ignore_index: int = -100, reduction: str = "
     return losses.sum() / count
 
 
+@_legacy_arguments
 def l1_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:
     """|x - y| elementwise, then reduced; ∂x = sign(x - y) (0 where they are equal)."""
     _check_reduction("l1_loss", reduction)
@@ -390,6 +390,7 @@ def l1_loss(input: Tensor, target, reduction: str = "mean") -> Tensor:
     return _reduced((input - target).abs(), reduction)
 
 
+@_legacy_arguments
 def binary_cross_entropy(input: Tensor, target, reduction: str = "mean") -> Tensor:
     """-[y log p + (1 - y) log(1 - p)] for probabilities p in [0, 1], each log clamped at -100
     as PyTorch does (so p = 0 or 1 gives a finite loss). Prefer the logits form: it is exact.
@@ -431,8 +432,7 @@ class BinaryCrossEntropy(Function):
 
 __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "gelu",
-    "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax",
-    "tanh",
+    "l1_loss", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh",
     # chapter 5's, read from functional_transformer.py when first used (__getattr__ above)
     "dropout", "layer_norm", "scaled_dot_product_attention",  # noqa: F822
 ]

@@ -2,15 +2,17 @@
 
 `criterion = nn.CrossEntropyLoss(); loss = criterion(logits, targets)` is
 `F.cross_entropy(logits, targets)`: the module only keeps the options (`reduction`,
-`ignore_index`, `label_smoothing`), with PyTorch's defaults. An argument PyTorch takes
-that these do not support (per-class `weight`, `pos_weight`, the deprecated
-`size_average` and `reduce`) raises an error naming it, never a silently different loss.
+`ignore_index`, `label_smoothing`), with PyTorch's defaults; the deprecated `size_average`
+and `reduce` map to a reduction as PyTorch maps them (nn/_reduction.py), with a UserWarning.
+An argument PyTorch takes that these do not support (per-class `weight`, `pos_weight`) raises
+an error naming it, never a silently different loss.
 """
 
 from __future__ import annotations
 
 from ..tensor import Tensor
 from . import functional as F
+from ._reduction import check_reduction, legacy_reduction
 from .modules import Module
 
 
@@ -19,8 +21,6 @@ def _unsupported(loss: str, **arguments) -> None:
     advice = {
         "weight": "weight the rows yourself: reduction='none', multiply, then sum or mean",
         "pos_weight": "weight the rows yourself: reduction='none', multiply, then sum or mean",
-        "size_average": "it is deprecated in PyTorch too; use reduction='mean', 'sum' or 'none'",
-        "reduce": "it is deprecated in PyTorch too; use reduction='mean', 'sum' or 'none'",
     }
     for name, value in arguments.items():
         if value is not None:
@@ -28,11 +28,14 @@ def _unsupported(loss: str, **arguments) -> None:
 
 
 class _Loss(Module):
-    """The reduction every loss takes: "mean" (PyTorch's default), "sum" or "none"."""
+    """The reduction every loss takes: "mean" (PyTorch's default), "sum" or "none", or what
+    the deprecated size_average= and reduce= stand for when either is given."""
 
-    def __init__(self, reduction: str = "mean") -> None:
+    def __init__(self, reduction: str = "mean", size_average=None, reduce=None) -> None:
         super().__init__()
-        F._check_reduction(type(self).__name__, reduction)
+        if size_average is not None or reduce is not None:
+            reduction = legacy_reduction(type(self).__name__, size_average, reduce, stacklevel=4)
+        check_reduction(type(self).__name__, reduction)
         self.reduction = reduction
 
     def extra_repr(self) -> str:
@@ -44,8 +47,8 @@ class CrossEntropyLoss(_Loss):
 
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        _unsupported("CrossEntropyLoss", weight=weight, size_average=size_average, reduce=reduce)
-        super().__init__(reduction)
+        _unsupported("CrossEntropyLoss", weight=weight)
+        super().__init__(reduction, size_average, reduce)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input: Tensor, target) -> Tensor:
@@ -58,8 +61,8 @@ class NLLLoss(_Loss):
 
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean") -> None:
-        _unsupported("NLLLoss", weight=weight, size_average=size_average, reduce=reduce)
-        super().__init__(reduction)
+        _unsupported("NLLLoss", weight=weight)
+        super().__init__(reduction, size_average, reduce)
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target) -> Tensor:
@@ -70,8 +73,7 @@ class MSELoss(_Loss):
     """F.mse_loss: (input - target)² elementwise, then reduced."""
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        _unsupported("MSELoss", size_average=size_average, reduce=reduce)
-        super().__init__(reduction)
+        super().__init__(reduction, size_average, reduce)
 
     def forward(self, input: Tensor, target) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
@@ -81,8 +83,7 @@ class L1Loss(_Loss):
     """F.l1_loss: |input - target| elementwise, then reduced."""
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        _unsupported("L1Loss", size_average=size_average, reduce=reduce)
-        super().__init__(reduction)
+        super().__init__(reduction, size_average, reduce)
 
     def forward(self, input: Tensor, target) -> Tensor:
         return F.l1_loss(input, target, reduction=self.reduction)
@@ -93,9 +94,8 @@ class BCEWithLogitsLoss(_Loss):
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
                  pos_weight=None) -> None:
-        _unsupported("BCEWithLogitsLoss", weight=weight, size_average=size_average, reduce=reduce,
-                     pos_weight=pos_weight)
-        super().__init__(reduction)
+        _unsupported("BCEWithLogitsLoss", weight=weight, pos_weight=pos_weight)
+        super().__init__(reduction, size_average, reduce)
 
     def forward(self, input: Tensor, target) -> Tensor:
         return F.binary_cross_entropy_with_logits(input, target, reduction=self.reduction)
@@ -105,8 +105,8 @@ class BCELoss(_Loss):
     """F.binary_cross_entropy: binary cross-entropy of probabilities in [0, 1]."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        _unsupported("BCELoss", weight=weight, size_average=size_average, reduce=reduce)
-        super().__init__(reduction)
+        _unsupported("BCELoss", weight=weight)
+        super().__init__(reduction, size_average, reduce)
 
     def forward(self, input: Tensor, target) -> Tensor:
         return F.binary_cross_entropy(input, target, reduction=self.reduction)

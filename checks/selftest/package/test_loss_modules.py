@@ -1,9 +1,11 @@
 """Provided PyTorch surface of `framework.nn` (the reference): the loss modules and the losses
-they add to `functional` (nll_loss, l1_loss, binary_cross_entropy), `nn.utils`, and the
+they add to `functional` (nll_loss, l1_loss, binary_cross_entropy), the deprecated
+size_average= and reduce= every loss takes, `nn.utils`, and the
 arguments of `torch.load` that `framework.load` takes.
 """
 
 import importlib
+import inspect
 import math
 import os
 import tempfile
@@ -50,12 +52,62 @@ def test_cross_entropy_loss_is_the_functional_form_with_its_options():
 
 @pytest.mark.parametrize("cls, argument", [
     (nn.CrossEntropyLoss, "weight"), (nn.NLLLoss, "weight"), (nn.BCELoss, "weight"),
-    (nn.BCEWithLogitsLoss, "pos_weight"), (nn.MSELoss, "size_average"), (nn.L1Loss, "reduce"),
+    (nn.BCEWithLogitsLoss, "pos_weight"),
 ])
 def test_unsupported_pytorch_arguments_raise_naming_them(cls, argument):
     message = rf"{cls.__name__}: the argument {argument}= is not supported"
     with pytest.raises(NotImplementedError, match=message):
         cls(**{argument: np.ones(3)})
+
+
+# -- PyTorch's deprecated size_average= and reduce=, mapped to a reduction as PyTorch maps them ------
+
+LOSS_MODULES = (nn.CrossEntropyLoss, nn.NLLLoss, nn.MSELoss, nn.L1Loss, nn.BCELoss, nn.BCEWithLogitsLoss)
+LOSS_FUNCTIONS = ("cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+                  "binary_cross_entropy_with_logits", "smooth_l1_loss")
+LEGACY = [  # (size_average, reduce) → reduction: reduce=False wins, then size_average=False
+    ((False, None), "sum"), ((None, False), "none"), ((True, False), "none"), ((False, False), "none"),
+    ((True, None), "mean"), ((None, True), "mean"), ((True, True), "mean"), ((False, True), "sum"),
+]
+
+
+@pytest.mark.parametrize("legacy, reduction", LEGACY)
+def test_loss_modules_map_size_average_and_reduce_to_pytorchs_reduction(legacy, reduction):
+    size_average, reduce = legacy
+    for cls in LOSS_MODULES:
+        with pytest.warns(UserWarning):
+            assert cls(size_average=size_average, reduce=reduce).reduction == reduction, cls.__name__
+
+
+@pytest.mark.parametrize("legacy, reduction", LEGACY)
+def test_loss_functions_map_size_average_and_reduce_to_pytorchs_reduction(legacy, reduction):
+    size_average, reduce = legacy
+    x = fw.Tensor(np.linspace(-1, 1, 6).reshape(2, 3))
+    with pytest.warns(UserWarning):
+        got = F.mse_loss(x, np.zeros((2, 3)), size_average=size_average, reduce=reduce)
+    np.testing.assert_array_equal(got.data, F.mse_loss(x, np.zeros((2, 3)), reduction=reduction).data)
+
+
+def test_the_legacy_arguments_warn_naming_the_loss_and_the_reduction_to_pass():
+    p, y = fw.Tensor(np.array([0.25, 0.5])), np.array([0.0, 1.0])
+    with pytest.warns(UserWarning, match=r"binary_cross_entropy: size_average= and reduce= are "
+                                         r"deprecated .*reduction='sum': pass that instead"):
+        F.binary_cross_entropy(p, y, size_average=False)
+    with pytest.warns(UserWarning, match=r"L1Loss: size_average= and reduce= .*reduction='none'"):
+        nn.L1Loss(reduce=False)
+
+
+def test_without_the_legacy_arguments_nothing_warns(recwarn):
+    nn.MSELoss(reduction="sum")(fw.Tensor(np.ones(3)), np.zeros(3))
+    F.l1_loss(fw.Tensor(np.ones(3)), np.zeros(3), reduction="none")
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
+
+
+@pytest.mark.parametrize("name", LOSS_FUNCTIONS)
+def test_every_loss_function_shows_the_legacy_arguments_in_its_signature(name):
+    parameters = inspect.signature(getattr(F, name)).parameters
+    assert parameters["size_average"].default is None and parameters["reduce"].default is None
+    assert "reduction" in parameters
 
 
 def test_a_bad_reduction_is_an_error_at_construction():

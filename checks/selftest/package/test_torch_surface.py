@@ -564,3 +564,29 @@ def test_a_function_of_plain_inputs_returns_a_tensor(call):
     """Function.apply gives forward's array when no input is a tensor; the PyTorch-named
     functions still return a tensor, as before and as PyTorch's do."""
     assert type(call()) is Tensor
+
+
+# -- grad_fn.next_functions: PyTorch's view of the graph, built when asked --------------------
+
+
+def test_next_functions_pair_each_input_of_the_op_with_where_its_gradient_goes():
+    x = Tensor(np.ones((2, 3)), requires_grad=True)
+    h = (x * 2.0).relu()
+    out = h * Tensor(np.ones((2, 3)))  # the second input needs no gradient
+    (relu, index), (nothing, second) = out.grad_fn.next_functions
+    assert relu is h.grad_fn and index == 0 and nothing is None and second == 0
+
+
+def test_a_leaf_that_requires_grad_ends_in_an_accumulate_grad_node():
+    x = Tensor(np.ones(3), requires_grad=True)
+    ((sink, _),) = x.exp().grad_fn.next_functions
+    assert type(sink).__name__ == "AccumulateGrad" and repr(sink) == "<AccumulateGrad>"
+    assert sink.variable is x and sink.next_functions == ()
+
+
+def test_the_nodes_of_autograd_functions_and_checkpoints_have_next_functions_too():
+    x = Tensor(np.ones(3), requires_grad=True)
+    scaled = Scale.apply(x, Tensor(np.ones(3)), 2.0)
+    assert [node is None for node, _ in scaled.grad_fn.next_functions] == [False, True, True]
+    checkpointed = fw.utils.checkpoint.checkpoint(lambda a: a.exp(), scaled, use_reentrant=False)
+    assert checkpointed.grad_fn.next_functions == ((scaled.grad_fn, 0),)

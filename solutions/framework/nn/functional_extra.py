@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..provided.generator import default_generator
 from ..tensor import Tensor
+from ._reduction import legacy_arguments
 
 
 def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -20,6 +21,7 @@ def silu(x: Tensor, inplace: bool = False) -> Tensor:
     return x * x.sigmoid()
 
 
+@legacy_arguments
 def smooth_l1_loss(input: Tensor, target, reduction: str = "mean", beta: float = 1.0) -> Tensor:  # noqa: A002
     """Not provided: it is Huber's loss (chapter 3's bonus exercise 3.9) divided by β."""
     raise NotImplementedError(

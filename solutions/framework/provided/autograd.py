@@ -120,7 +120,7 @@ class Function:
             return Tensor._make(out.data)
         positions = tuple(i for i, need in enumerate(needs) if need)
         parents = tuple(args[i] for i in positions)
-        node = BackwardNode(_Rule(cls), ctx, positions, tuple(p.shape for p in parents))
+        node = BackwardNode(_Rule(cls), ctx, positions, parents)
         return Tensor._make(out.data, parents, node, cls.__name__.lower())
 
 

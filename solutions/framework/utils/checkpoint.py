@@ -107,9 +107,10 @@ def _recorded(out, function: Callable, args: tuple, kwargs: dict, rng_state) -> 
         return out
     ctx = Context()
     ctx.function, ctx.inputs, ctx.kwargs, ctx.rng_state = function, args, kwargs, rng_state
-    positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad)
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    positions = tuple(i for i, need in enumerate(ctx.needs_input_grad) if need)
     parents = tuple(args[i] for i in positions)
-    node = BackwardNode(Checkpoint, ctx, positions, tuple(p.shape for p in parents))
+    node = BackwardNode(Checkpoint, ctx, positions, parents)
     node.versions = tuple((a._counter, a._counter.value, a.data, a.grad_fn)
                           for a in args if isinstance(a, Tensor))
     result = Tensor._make(out.data, parents, node, "checkpoint")
