@@ -11,8 +11,6 @@ import torch  # noqa: F401  (PyTorch itself must be importable: the programs' `i
 from checks.external.runner import differences, expected, name, programs, run_program
 
 RUNS = [p for p in programs() if expected()[name(p)] is None]
-#: Programs that print tensors: the text differs (README, "Printing"), their numbers are compared.
-PRINT_TENSORS = {"tutorials_defining_a_neural_network", "tutorials_neural_networks_tutorial"}
 
 
 @pytest.mark.parametrize("path", programs(), ids=name)
@@ -25,4 +23,4 @@ def test_program_runs_on_pytorch(path):
 def test_program_prints_pytorchs_values(path):
     ours, theirs = run_program(path, "framework"), run_program(path, "torch")
     assert ours.ran and theirs.ran, (ours.error, theirs.error)
-    assert differences(ours.output, theirs.output, numbers_only=name(path) in PRINT_TENSORS) == []
+    assert differences(ours.output, theirs.output) == []

@@ -57,8 +57,8 @@ def depthwise_conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stri
     channel c of the output is channel c of x convolved with weight[c] alone (plus bias[c]).
     The gradients come from the ops it is built of."""
     if weight.ndim != 4 or weight.shape[:2] != (x.shape[1], 1):
-        raise ValueError(f"depthwise_conv2d: weight {weight.shape} must be (C, 1, kH, kW) with "
-                         f"C = {x.shape[1]}, the channels of x {x.shape}")
+        raise ValueError(f"depthwise_conv2d: weight {tuple(weight.shape)} must be (C, 1, kH, kW) with "
+                         f"C = {x.shape[1]}, the channels of x {tuple(x.shape)}")
     ### BEGIN SOLUTION 6.9
     raise NotImplementedError("Exercise 6.9: Depthwise convolution (bonus) — see chapters/06_convolution.ipynb, '6.9 Bonus: depthwise convolution'")
     ### END SOLUTION

@@ -39,7 +39,7 @@ def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = 
     if not training or p == 0.0:
         return x
     if x.ndim not in (2, 3, 4):
-        raise ValueError(f"dropout2d: expects (N, C, H, W) or (C, H, W), got shape {x.shape}")
+        raise ValueError(f"dropout2d: expects (N, C, H, W) or (C, H, W), got shape {tuple(x.shape)}")
     # a 2-D input has no channels: PyTorch drops single elements then (and warns), so do we
     channels = x.shape if x.ndim == 2 else x.shape[:-2] + (1, 1)
     keep = default_generator().random(channels) >= p

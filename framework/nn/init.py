@@ -29,7 +29,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 def fan_in_and_fan_out(shape: tuple[int, ...]) -> tuple[int, int]:
     """(fan_in, fan_out) of a weight (out, in, *kernel): in·k and out·k, k = the kernel's size."""
     if len(shape) < 2:
-        raise ValueError(f"fan_in_and_fan_out: a weight needs at least 2 axes, got shape {shape}")
+        raise ValueError(f"fan_in_and_fan_out: a weight needs at least 2 axes, got shape {tuple(shape)}")
     receptive = math.prod(shape[2:])
     return shape[1] * receptive, shape[0] * receptive
 

@@ -17,6 +17,7 @@ import numpy as np
 from ..function import unwrap
 from ..provided.device import check_device
 from ..provided.generator import default_generator
+from ..provided.printing import module_list_repr, module_repr
 from ..provided.tensor_methods import _is_dtype
 from ..tensor import Tensor
 from . import functional as F
@@ -38,7 +39,7 @@ class Parameter(Tensor):
         self.requires_grad = requires_grad
 
     def __repr__(self) -> str:
-        return "Parameter" + super().__repr__().removeprefix("Tensor")
+        return "Parameter containing:\n" + super().__repr__()
 
 
 class IncompatibleKeys(NamedTuple):
@@ -259,13 +260,7 @@ class Module:
         return ""
 
     def __repr__(self) -> str:
-        name = type(self).__name__
-        if not self._modules:
-            return f"{name}({self.extra_repr()})"
-        lines = [f"  ({key}): " + repr(child).replace("\n", "\n  ")
-                 for key, child in self._modules.items()]
-        head = f"{name}({self.extra_repr()}" if self.extra_repr() else f"{name}("
-        return head + "\n" + "\n".join(lines) + "\n)"
+        return module_repr(type(self).__name__, self.extra_repr(), self._modules.items())
 
 
 def _load_problems(name: str, array: np.ndarray, target: np.ndarray) -> list[str]:
@@ -312,6 +307,9 @@ class ModuleList(Module):
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def __repr__(self) -> str:
+        return module_list_repr([repr(module) for module in self])
 
 
 class Sequential(Module):
@@ -398,6 +396,9 @@ class GELU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return F.gelu(x)
 
+    def extra_repr(self) -> str:
+        return "approximate='tanh'"  # PyTorch's name of the form computed here
+
 
 # -- chapter 6: images ----------------------------------------------------------------------------
 
@@ -443,7 +444,9 @@ class _Pool2d(Module):
         self.kernel_size, self.stride = kernel_size, stride
 
     def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}"
+        """As PyTorch's (with the only padding it supports, 0)."""
+        stride = self.kernel_size if self.stride is None else self.stride
+        return f"kernel_size={self.kernel_size}, stride={stride}, padding=0"
 
 
 class MaxPool2d(_Pool2d):
@@ -451,6 +454,9 @@ class MaxPool2d(_Pool2d):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.max_pool2d(x, self.kernel_size, self.stride)
+
+    def extra_repr(self) -> str:
+        return super().extra_repr() + ", dilation=1, ceil_mode=False"
 
 
 class AvgPool2d(_Pool2d):
@@ -470,3 +476,6 @@ class Flatten(Module):
     def forward(self, x: Tensor) -> Tensor:
         start, end = self.start_dim % x.ndim, self.end_dim % x.ndim
         return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1:])
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

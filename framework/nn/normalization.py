@@ -29,7 +29,7 @@ class LayerNorm(Module):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine=True, bias=True"
 
 
 class _BatchNorm(Module):
@@ -51,7 +51,7 @@ class _BatchNorm(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in self.NDIMS or x.shape[1] != self.num_features:
-            raise ValueError(f"{type(self).__name__}: input of shape {x.shape}; expected "
+            raise ValueError(f"{type(self).__name__}: input of shape {tuple(x.shape)}; expected "
                              f"{' or '.join(map(str, self.NDIMS))} axes with {self.num_features} "
                              "channels on axis 1")
         axes = (0, *range(2, x.ndim))
@@ -79,7 +79,8 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):

@@ -60,7 +60,7 @@ class PositionalEncoding(Module):
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim < 2 or x.shape[-1] != self.d_model or x.shape[-2] > self.max_len:
             raise ValueError(
-                f"PositionalEncoding: input of shape {x.shape}: expected (..., T, {self.d_model}) "
+                f"PositionalEncoding: input of shape {tuple(x.shape)}: expected (..., T, {self.d_model}) "
                 f"with T <= max_len={self.max_len}"
             )
         return x + self.table[: x.shape[-2]].astype(x.dtype, copy=False)

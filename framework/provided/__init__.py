@@ -16,6 +16,7 @@ it when you are not. By what it serves:
   `simd` (an `exp` that compiled loops vectorise), `backend` (`framework.set_backend("kernels")`:
   the fused kernels under F.layer_norm, F.softmax and F.gelu);
 - PyTorch's names: `surface` (`framework.arange`, `framework.float32`, ...), `autograd`
-  (`autograd.Function`, `autograd.grad`), `device`, `dims` (`dim=` for `axis=`);
+  (`autograd.Function`, `autograd.grad`), `device`, `dims` (`dim=` for `axis=`), `printing`
+  (a tensor prints as `tensor([1., 2.])`, its shape as `torch.Size([2])`);
 - the package itself: `lazy` (names that load on first use, and the old paths of moved files).
 """

@@ -85,7 +85,7 @@ def change_in_place(target, name: str, others: tuple, in_numpy: Callable, op: Ca
         )
     if counter.viewed:
         raise RuntimeError(
-            f"{name}: in-place change, inside a graph, of a tensor of shape {target.shape} that "
+            f"{name}: in-place change, inside a graph, of a tensor of shape {tuple(target.shape)} that "
             "shares its memory with another (a view: reshape, view, transpose, slicing, or the "
             "base of one); PyTorch rewrites the history of every view of that memory, the "
             "framework only this tensor's; change a copy (x = x.clone() first) or use the "
@@ -96,8 +96,8 @@ def change_in_place(target, name: str, others: tuple, in_numpy: Callable, op: Ca
     result = op(stand_in)
     if result.shape != target.shape or not np.can_cast(result.dtype, target.dtype, "same_kind"):
         raise RuntimeError(
-            f"{name}: the result has shape {result.shape} and dtype {result.dtype}; an in-place "
-            f"change keeps the tensor's shape {target.shape} and dtype {target.dtype} (the other "
+            f"{name}: the result has shape {tuple(result.shape)} and dtype {result.dtype}; an in-place "
+            f"change keeps the tensor's shape {tuple(target.shape)} and dtype {target.dtype} (the other "
             "operand may not broadcast it up, nor promote it, as in PyTorch): use x = x op y"
         )
     node = result.grad_fn

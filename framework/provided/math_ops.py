@@ -263,7 +263,7 @@ class MathMethods:
     def mm(self, mat2):
         """The product of two matrices (2-D only, as PyTorch's mm; matmul broadcasts)."""
         if self.ndim != 2 or np.ndim(unwrap(mat2)) != 2:
-            raise ValueError(f"mm: expects two matrices, got shapes {self.shape} and "
+            raise ValueError(f"mm: expects two matrices, got shapes {tuple(self.shape)} and "
                              f"{np.shape(unwrap(mat2))}; use matmul for other shapes")
         return self @ mat2
 
@@ -274,7 +274,7 @@ class MathMethods:
         if probs.ndim not in (1, 2) or np.any(rows < 0) or np.any(~np.isfinite(rows)) \
                 or np.any(rows.sum(axis=1) <= 0):
             raise ValueError(f"multinomial: expects 1-D or 2-D weights, non-negative, finite, each "
-                             f"row summing above 0; got shape {self.shape}")
+                             f"row summing above 0; got shape {tuple(self.shape)}")
         if not replacement and num_samples > probs.shape[-1]:
             raise ValueError(f"multinomial: {num_samples} samples without replacement from "
                              f"{probs.shape[-1]} categories; pass replacement=True")

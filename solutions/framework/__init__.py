@@ -46,6 +46,7 @@ __all__, __getattr__, __dir__ = attach(
                      "numerical_derivative", "set_grad_enabled", "topological_order"],
         "provided.generator": ["Generator", "default_generator", "manual_seed"],
         "provided.backend": ["get_backend", "set_backend"],
+        "provided.printing": ["Size"],
         "nn": ["load", "save"],
         "provided.surface": [
             "add", "amax", "amin", "arange", "argmax", "argmin", "cat", "clamp", "clip", "clone",

@@ -42,6 +42,7 @@ from .ops import (
 from .provided.device import check_device
 from .provided.dims import accepts_dim
 from .provided.grad_array import GradArray, as_grad
+from .provided.printing import Size, tensor_repr
 from .provided.promotion import _promoted
 from .provided.tensor_methods import TensorMethods, _is_dtype
 from .shape_ops import Cast, Clone, Expand, Gather, GetItem, Permute, Reshape, _plain_index
@@ -121,7 +122,7 @@ class Tensor(TensorMethods, Differentiable):
 
     # -- what a PyTorch user expects --------------------------------------------------------
 
-    shape = property(lambda self: self.data.shape)
+    shape = property(lambda self: Size(self.data.shape))
     ndim = property(lambda self: self.data.ndim)
     dtype = property(lambda self: self.data.dtype)
 
@@ -139,11 +140,11 @@ class Tensor(TensorMethods, Differentiable):
         return len(self.data)
 
     def __repr__(self) -> str:
-        body = np.array2string(self.data, precision=4, separator=", ", prefix="Tensor(")
-        extra = f", grad_fn={self.grad_fn!r}" if self.grad_fn is not None else (
-            ", requires_grad=True" if self.requires_grad else "")
-        dtype = "" if self.data.dtype == np.float32 else f", dtype={self.data.dtype}"
-        return f"Tensor({body}{dtype}{extra})"
+        """What PyTorch prints, `tensor([1., 2.], grad_fn=<MulBackward>)` (`provided/printing`)."""
+        node = None if self.grad_fn is None else repr(self.grad_fn)
+        if self.grad_fn is _freed:  # released by backward(): PyTorch still names the op
+            node = f"<{self.op.capitalize()}Backward>"
+        return tensor_repr(self.data, node, self.requires_grad)
 
     def item(self) -> float | int | bool:
         if self.data.size != 1:
@@ -223,14 +224,14 @@ class Tensor(TensorMethods, Differentiable):
         if gradient is None:
             if self.data.size != 1:
                 raise RuntimeError(
-                    f"backward: the tensor has shape {self.shape}; without a gradient "
+                    f"backward: the tensor has shape {tuple(self.shape)}; without a gradient "
                     "argument backward works on a one-element tensor only (call .sum() first, "
                     "or pass gradient= of the same shape)"
                 )
             gradient = np.ones_like(self.data)
         gradient = _as_array(gradient, self.data.dtype)
         if gradient.shape != self.shape:
-            raise ValueError(f"backward: gradient shape {gradient.shape} ≠ tensor shape {self.shape}")
+            raise ValueError(f"backward: gradient shape {gradient.shape} ≠ tensor shape {tuple(self.shape)}")
         backpropagate(self, gradient, retain_graph)
 
     # -- arithmetic -----------------------------------------------------------------------------
@@ -309,7 +310,7 @@ class Tensor(TensorMethods, Differentiable):
         """A one-element tensor's truth value, as in PyTorch; more elements are ambiguous."""
         if self.data.size != 1:
             raise RuntimeError(
-                f"bool: the truth value of a tensor of shape {self.shape} ({self.data.size} "
+                f"bool: the truth value of a tensor of shape {tuple(self.shape)} ({self.data.size} "
                 "elements) is ambiguous; use .any() or .all() (e.g. `if (x > 0).any():`)"
             )
         return bool(self.data)

@@ -82,14 +82,15 @@ def test_pooling_modules_and_flatten():
     assert np.array_equal(nn.AvgPool2d(2, 1)(x).data, F.avg_pool2d(x, 2, 1).data)
     assert nn.Flatten()(x).shape == (2, 16) and nn.Flatten(0)(x).shape == (32,)
     assert nn.Flatten(1, 2)(x).shape == (2, 4, 4)
-    assert repr(nn.MaxPool2d(2)) == "MaxPool2d(kernel_size=2, stride=None)"
+    assert repr(nn.MaxPool2d(2)) == (
+        "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)")
     assert not list(nn.MaxPool2d(2).parameters()) and not list(nn.Flatten().parameters())
 
 
 def test_average_pooling_is_not_a_kind_of_max_pooling():
     assert not isinstance(nn.AvgPool2d(2), nn.MaxPool2d)
     assert not isinstance(nn.MaxPool2d(2), nn.AvgPool2d)
-    assert repr(nn.AvgPool2d(2, 1)) == "AvgPool2d(kernel_size=2, stride=1)"
+    assert repr(nn.AvgPool2d(2, 1)) == "AvgPool2d(kernel_size=2, stride=1, padding=0)"
 
 
 def test_the_ops_are_where_pytorch_has_them():

@@ -257,12 +257,12 @@ def test_a_backward_returning_the_wrong_shape_is_named():
 
 
 def test_repr_shows_data_dtype_and_graph():
-    assert repr(Tensor([1.0, 2.0])) == "Tensor([1., 2.])"
-    assert repr(Tensor([1, 2])) == "Tensor([1, 2], dtype=int64)"
-    assert repr(Tensor(2.0, requires_grad=True)) == "Tensor(2., requires_grad=True)"
+    assert repr(Tensor([1.0, 2.0])) == "tensor([1., 2.])"
+    assert repr(Tensor([1, 2])) == "tensor([1, 2])"
+    assert repr(Tensor(2.0, requires_grad=True)) == "tensor(2., requires_grad=True)"
     x = Tensor([1.0, 2.0], requires_grad=True)
-    assert repr(x * x) == "Tensor([1., 4.], grad_fn=<MulBackward>)"
-    assert repr(Tensor(np.array([0.5]))) == "Tensor([0.5], dtype=float64)"
+    assert repr(x * x) == "tensor([1., 4.], grad_fn=<MulBackward>)"
+    assert repr(Tensor(np.array([0.5]))) == "tensor([0.5000], dtype=torch.float64)"
 
 
 class Cube(fw.Function):

@@ -68,7 +68,8 @@ class RMSNormFunction(Function):
 def rms_norm(x: Tensor, weight: Tensor, eps: float = 1e-6) -> Tensor:
     """RMSNorm over the last axis of x, scaled by `weight` (its size)."""
     if weight.shape != x.shape[-1:]:
-        raise ValueError(f"rms_norm: weight {weight.shape} must be the last axis of x {x.shape}")
+        raise ValueError(f"rms_norm: weight {tuple(weight.shape)} must be the last axis of x "
+                         f"{tuple(x.shape)}")
     return RMSNormFunction.apply(x, weight, eps=float(eps))
 
 

@@ -63,8 +63,8 @@ def depthwise_conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stri
     channel c of the output is channel c of x convolved with weight[c] alone (plus bias[c]).
     The gradients come from the ops it is built of."""
     if weight.ndim != 4 or weight.shape[:2] != (x.shape[1], 1):
-        raise ValueError(f"depthwise_conv2d: weight {weight.shape} must be (C, 1, kH, kW) with "
-                         f"C = {x.shape[1]}, the channels of x {x.shape}")
+        raise ValueError(f"depthwise_conv2d: weight {tuple(weight.shape)} must be (C, 1, kH, kW) with "
+                         f"C = {x.shape[1]}, the channels of x {tuple(x.shape)}")
     ### BEGIN SOLUTION 6.9
     channels = [
         conv2d(x[:, c:c + 1], weight[c:c + 1], None if bias is None else bias[c:c + 1],

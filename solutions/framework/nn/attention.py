@@ -75,14 +75,14 @@ class MultiheadAttention(Module):
                   "(T, N, embed_dim={}) (sequence first: batch_first=False, PyTorch's default)")
         for which, x in (("query", query), ("key", key), ("value", value)):
             if x.ndim != 3 or x.shape[-1] != self.embed_dim:
-                raise ValueError(f"{name}: {which} has shape {x.shape}; expected "
+                raise ValueError(f"{name}: {which} has shape {tuple(x.shape)}; expected "
                                  + layout.format(self.embed_dim))
         if key.shape[:2] != value.shape[:2]:
-            raise ValueError(f"{name}: key {key.shape} and value {value.shape} must agree on "
+            raise ValueError(f"{name}: key {tuple(key.shape)} and value {tuple(value.shape)} must agree on "
                              "(N, S): one value per key")
         batch = 0 if self.batch_first else 1
         if query.shape[batch] != key.shape[batch]:
-            raise ValueError(f"{name}: query {query.shape} and key {key.shape} have different "
+            raise ValueError(f"{name}: query {tuple(query.shape)} and key {tuple(key.shape)} have different "
                              f"batch sizes N ({query.shape[batch]} vs {key.shape[batch]})")
         n, length, source = query.shape[batch], query.shape[1 - batch], key.shape[1 - batch]
         if key_padding_mask is not None and np.shape(key_padding_mask) != (n, source):

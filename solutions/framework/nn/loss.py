@@ -38,9 +38,6 @@ class _Loss(Module):
         check_reduction(type(self).__name__, reduction)
         self.reduction = reduction
 
-    def extra_repr(self) -> str:
-        return f"reduction={self.reduction!r}"
-
 
 class CrossEntropyLoss(_Loss):
     """F.cross_entropy: logits (N, C) and class indices (N,) → -log softmax(logits)[target]."""

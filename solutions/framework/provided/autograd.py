@@ -148,7 +148,7 @@ def grad(
     for i, (out, cotangent) in enumerate(zip(outputs, grad_outputs)):
         if cotangent is None and out.numel() != 1:
             raise RuntimeError(
-                f"grad: an output of shape {out.shape} needs grad_outputs of the same shape"
+                f"grad: an output of shape {tuple(out.shape)} needs grad_outputs of the same shape"
             )
         seed = np.ones_like(out.data) if cotangent is None else np.asarray(
             unwrap(cotangent), dtype=out.dtype)

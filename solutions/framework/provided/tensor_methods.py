@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..function import Shape, unwrap
+from ..function import unwrap
 from ..ops import Clamp, Neg, ReLU, normalize_axes
 from ..shape_ops import Clone, Gather, Triangle, _plain_index
 from .device import check_device, device
 from .in_place import SetItem, change_in_place, numpy_setitem
 from .math_ops import MathMethods
+from .printing import Size
 
 
 def _is_dtype(value) -> bool:
@@ -29,10 +30,10 @@ class TensorMethods(MathMethods):
 
     __slots__ = ()
 
-    def size(self, dim: int | None = None) -> Shape | int:
-        """The shape (PyTorch's torch.Size is a tuple), or the length of axis `dim`."""
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape (a `Size`, as PyTorch's torch.Size a tuple), or the length of axis `dim`."""
         if dim is None:
-            return self.data.shape
+            return Size(self.data.shape)
         if self.ndim == 0:
             raise IndexError(f"size: dim {dim} asked of a tensor with no axes (shape ())")
         return self.data.shape[normalize_axes(dim, self.ndim, "size")[0]]
@@ -75,7 +76,7 @@ class TensorMethods(MathMethods):
         """The transpose of a matrix (a tensor with 0, 1 or 2 axes), as PyTorch's t()."""
         if self.ndim > 2:
             raise ValueError(
-                f"t: expects at most 2 axes, got shape {self.shape}; "
+                f"t: expects at most 2 axes, got shape {tuple(self.shape)}; "
                 "use transpose(dim0, dim1) or permute"
             )
         return self.T
@@ -113,7 +114,7 @@ class TensorMethods(MathMethods):
         """A one-element integer tensor as an index (`data[i:i + 8]` for i in a tensor of ids)."""
         if self.data.size != 1 or not np.issubdtype(self.data.dtype, np.integer):
             raise TypeError(f"__index__: only a one-element integer tensor is an index; got shape "
-                            f"{self.shape} of {self.data.dtype}")
+                            f"{tuple(self.shape)} of {self.data.dtype}")
         return int(self.data.reshape(()))
 
     def tolist(self):
