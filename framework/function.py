@@ -109,6 +109,26 @@ def unwrap(x):
     return x.data if isinstance(x, Differentiable) else x
 
 
+def modified(reader: str, counter: Version, version: int, array: np.ndarray, maker) -> str:
+    """PyTorch's words for a saved array changed in place since its forward saved it: `reader`
+    names the backward that reads it (`MulBackward`); `maker`, what made the array: None for a
+    leaf, a Function class for that op's own output, a grad_fn for an input made by an op."""
+    if counter.changed_by or maker is None:  # an in-place op's, or a leaf's (no maker)
+        made_by = counter.changed_by
+    elif isinstance(maker, type):  # the saving op's own output
+        made_by = f"{maker.__name__}Backward"
+    else:  # an input's grad_fn
+        made_by = repr(maker).strip("<>")
+    which = f", which is output 0 of {made_by}," if made_by else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{array.dtype} {list(array.shape)}]{which} is at version "
+        f"{counter.value}; expected version {version} instead. Hint: the backward of {reader} "
+        "reads that tensor as its forward saw it; change it in place only after backward(), or "
+        "change a copy (x = x + 1 instead of x.add_(1), or x.clone())"
+    )
+
+
 class BackwardNode:
     """A tensor's `grad_fn`: calls its Function's backward, keeps the parents' gradients
     (the inputs at `positions`, those that require grad)."""
@@ -133,7 +153,7 @@ class BackwardNode:
     def __call__(self, grad: np.ndarray) -> tuple:
         for counter, version, array, maker in self.versions:
             if counter.value != version:
-                raise RuntimeError(self._modified(counter, version, array, maker))
+                raise RuntimeError(modified(repr(self).strip("<>"), counter, version, array, maker))
         grads = self.function.backward(self.ctx, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
@@ -150,24 +170,6 @@ class BackwardNode:
                     )
             picked.append(g)
         return tuple(picked)
-
-    def _modified(self, counter: Version, version: int, array: np.ndarray, maker) -> str:
-        """PyTorch's words for a saved array changed in place since its forward saved it."""
-        if counter.changed_by or maker is None:  # an in-place op's, or a leaf's (no maker)
-            made_by = counter.changed_by
-        elif isinstance(maker, type):  # the saving op's own output
-            made_by = f"{maker.__name__}Backward"
-        else:  # an input's grad_fn
-            made_by = repr(maker).strip("<>")
-        which = f", which is output 0 of {made_by}," if made_by else ""
-        return (
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{array.dtype} {list(array.shape)}]{which} is at version "
-            f"{counter.value}; expected version {version} instead. Hint: the backward of "
-            f"{repr(self).strip('<>')} reads that tensor as its forward saw it; change it in "
-            "place only after backward(), or change a copy (x = x + 1 instead of x.add_(1), "
-            "or x.clone())"
-        )
 
     def __repr__(self) -> str:
         return f"<{self.function.__name__}Backward>"

@@ -104,6 +104,75 @@ def test_a_change_after_backward_is_fine():
     assert np.array_equal(w.grad, [0.0, 1.0, 2.0])
 
 
+# -- a tensor saved by autograd.Function (PyTorch's style) -------------------------------------------
+
+
+class Product(fw.autograd.Function):
+    """a · b, saving both inputs with ctx.save_for_backward."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad * b, grad * a
+
+
+class Exp(fw.autograd.Function):
+    """exp, saving its output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = x.exp()
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y
+
+
+def test_a_saved_input_changed_in_place_raises_naming_both_versions():
+    w = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    x = Tensor(np.arange(3, dtype=np.float32))
+    y = Product.apply(w, x).sum()
+    x.add_(1.0)
+    with pytest.raises(RuntimeError, match=MODIFIED + r": \[float32 \[3\]\] is at version 1; "
+                                           r"expected version 0 instead\. Hint: the backward of "
+                                           r"ProductBackward"):
+        y.backward()
+
+
+def test_saved_tensors_left_unchanged_give_the_gradients():
+    w = Tensor(np.ones(3), requires_grad=True)
+    x = Tensor(np.arange(3.0), requires_grad=True)
+    Product.apply(w, x).sum().backward()
+    assert np.array_equal(w.grad, [0.0, 1.0, 2.0]) and np.array_equal(x.grad, [1.0, 1.0, 1.0])
+
+
+def test_a_saved_output_changed_in_place_raises_naming_the_op_that_changed_it():
+    a = Tensor(spaced(2, 2), requires_grad=True)
+    e = Exp.apply(a)
+    e.mul_(2.0)
+    with pytest.raises(RuntimeError, match=MODIFIED + r": \[float64 \[2, 2\]\], which is output "
+                                           r"0 of MulBackward, is at version 1; expected "
+                                           r"version 0 instead\. Hint: the backward of ExpBackward"):
+        e.sum().backward()
+
+
+def test_changing_a_tensor_that_no_backward_saved_is_fine():
+    w = Tensor(np.ones(3), requires_grad=True)
+    x, z = Tensor(np.arange(3.0)), Tensor(np.zeros(3))
+    y = (Product.apply(w, x) + z).sum()  # Product saved w and x; the sum keeps no input
+    z.add_(1.0)
+    y.backward()
+    assert z._version == 1 and np.array_equal(w.grad, [0.0, 1.0, 2.0])
+
+
 # -- in-place changes recorded in the graph ----------------------------------------------------------
 
 

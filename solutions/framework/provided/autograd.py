@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..autodiff import backpropagate, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from ..function import BackwardNode, Context, unbroadcast, unwrap
+from ..function import BackwardNode, Context, modified, unbroadcast, unwrap
 from ..tensor import Tensor
 
 __all__ = [
@@ -42,7 +42,26 @@ __all__ = [
 
 class FunctionCtx(Context):
     """What a forward leaves for its backward: `save_for_backward(*tensors)`,
-    `saved_tensors`, `needs_input_grad` (one bool per input), and any attribute you set."""
+    `saved_tensors`, `needs_input_grad` (one bool per input), and any attribute you set.
+
+    As in PyTorch, reading `saved_tensors` checks that none of them was changed in place
+    since the forward: `apply` notes each one's version, and a changed one is an error."""
+
+    _saved: tuple = ()
+    # (counter, version, array, maker) per saved tensor, and the backward that reads them:
+    # what function.modified needs to name them; set by apply
+    _versions: tuple = ()
+    _reader = ""
+
+    def save_for_backward(self, *tensors) -> None:
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        for counter, version, array, maker in self._versions:
+            if counter.value != version:
+                raise RuntimeError(modified(self._reader, counter, version, array, maker))
+        return self._saved
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         """Accepted for PyTorch's sake; a tensor's gradient there is simply unused."""
@@ -121,7 +140,13 @@ class Function:
         positions = tuple(i for i, need in enumerate(needs) if need)
         parents = tuple(args[i] for i in positions)
         node = BackwardNode(_Rule(cls), ctx, positions, parents)
-        return Tensor._make(out.data, parents, node, cls.__name__.lower())
+        result = Tensor._make(out.data, parents, node, cls.__name__.lower())
+        result._counter = out._counter  # out's memory: a change of either is a change of both
+        ctx._reader = repr(node).strip("<>")
+        ctx._versions = tuple(
+            (t._counter, t._counter.value, t.data, cls if t is out else t.grad_fn)
+            for t in ctx._saved if isinstance(t, Tensor))
+        return result
 
 
 def grad(

@@ -13,19 +13,26 @@ Randomness must replay: dropout inside `block` draws from the shared generator
 restores it for the rerun (the same masks), then puts the generator back where it was (the
 rest of the program draws as if nothing had rerun). `preserve_rng_state=False` skips that.
 
-Differences from PyTorch, loud or stated: the function returns one tensor (a tuple is
-refused); `use_reentrant` is accepted and ignored: the one variant gives the parameters their
-gradients as PyTorch's `use_reentrant=False` does, also when no input requires grad, and its
-result requires grad whenever grad mode is on.
+A function may return a tuple (or list) of tensors, as in PyTorch: the provided code around
+the exercise packs its floating outputs into one flat tensor, the node's output, and reads each
+output back out of it (so the exercise sees one output, and the block reruns once); other
+outputs pass through as they are.
+
+Differences from PyTorch, loud or stated: `use_reentrant` is accepted and ignored: the one
+variant gives the parameters their gradients as PyTorch's `use_reentrant=False` does, also when
+no input requires grad, and its floating results require grad whenever grad mode is on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from ..autodiff import enable_grad, is_grad_enabled, no_grad
 from ..function import BackwardNode, Context, Function
 from ..provided.generator import default_generator
+from ..provided.surface import cat
 from ..tensor import Tensor
 
 __all__ = ["checkpoint"]
@@ -93,15 +100,16 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None,
     return _recorded(out, function, args, kwargs, rng_state)
 
 
-def _recorded(out, function: Callable, args: tuple, kwargs: dict, rng_state) -> Tensor:
+def _recorded(out, function: Callable, args: tuple, kwargs: dict, rng_state):
     """The forward's result as a node of the outer graph, whose backward is Checkpoint's; what
     the backward replays (the function, its inputs, the generator's state) kept on its context,
     with the inputs' versions (an input changed in place before backward is refused)."""
+    if isinstance(out, (tuple, list)):
+        return _unpacked(out, function, args, kwargs, rng_state)
     if not isinstance(out, Tensor):
         raise TypeError(
-            f"checkpoint: the function returned a {type(out).__name__}; the framework's "
-            "checkpoint takes a function of one output tensor (PyTorch's also takes tuples): "
-            "return one tensor (stack or concatenate them), or checkpoint each output"
+            f"checkpoint: the function returned a {type(out).__name__}; checkpoint takes a "
+            "function that returns a tensor, or a tuple or list of tensors: return those"
         )
     if not is_grad_enabled():
         return out
@@ -116,3 +124,49 @@ def _recorded(out, function: Callable, args: tuple, kwargs: dict, rng_state) -> 
     result = Tensor._make(out.data, parents, node, "checkpoint")
     result.requires_grad = True  # parameters inside may need the gradient, inputs or not
     return result
+
+
+def _floating(outs) -> list[int]:
+    """Where the floating tensors are among a function's outputs: those that have gradients."""
+    return [i for i, t in enumerate(outs)
+            if isinstance(t, Tensor) and np.issubdtype(t.dtype, np.floating)]
+
+
+def _packed(outs, floating: list[int], dtype) -> Tensor:
+    """The floating outputs, flattened, cast to one dtype and joined: one tensor."""
+    return cat([outs[i].reshape(-1).to(dtype) for i in floating])
+
+
+def _packing(function: Callable, outs, floating: list[int], dtype) -> Callable:
+    """`function`, returning its floating outputs packed as the forward's were: what
+    Checkpoint's backward reruns, so that it sees one output."""
+    layout = [(t.shape, t.dtype) if isinstance(t, Tensor) else None for t in outs]
+
+    def packed(*args, **kwargs) -> Tensor:
+        again = function(*args, **kwargs)
+        now = [(t.shape, t.dtype) if isinstance(t, Tensor) else None for t in again]
+        if now != layout:
+            raise RuntimeError(
+                f"checkpoint: the rerun of the function returned tensors of (shape, dtype) "
+                f"{now}, the forward {layout}: the function must compute the same outputs "
+                "both times")
+        return _packed(again, floating, dtype)
+    return packed
+
+
+def _unpacked(outs, function: Callable, args: tuple, kwargs: dict, rng_state):
+    """A tuple (or list) of outputs through one Checkpoint node: its output is the floating
+    outputs packed into one tensor, each read back out of it (a copy of its own, in its dtype);
+    other outputs pass through as they are."""
+    floating = _floating(outs)
+    if not floating or not is_grad_enabled():
+        return outs
+    dtype = np.result_type(*[outs[i].dtype for i in floating])
+    node = _recorded(_packed(outs, floating, dtype), _packing(function, outs, floating, dtype),
+                     args, kwargs, rng_state)
+    results, start = list(outs), 0
+    for i in floating:
+        stop = start + outs[i].data.size
+        results[i] = node[start:stop].reshape(outs[i].shape).to(outs[i].dtype, copy=True)
+        start = stop
+    return results if isinstance(outs, list) else tuple(results)
