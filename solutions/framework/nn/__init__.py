@@ -19,9 +19,13 @@ from ..provided.lazy import attach
 __all__, __getattr__, __dir__ = attach(
     __name__,
     names={  # submodule: the names it exports here
-        "activation": ["Identity", "LeakyReLU", "LogSoftmax", "SiLU", "Softmax"],
+        "activation": ["CELU", "CosineSimilarity", "ELU", "GLU", "Hardshrink", "Hardsigmoid",
+                       "Hardswish", "Hardtanh", "Identity", "LeakyReLU", "LogSigmoid",
+                       "LogSoftmax", "Mish", "PairwiseDistance", "ReLU6", "SELU", "SiLU",
+                       "Softmax", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanhshrink",
+                       "Threshold"],
         "attention": ["MultiheadAttention"],
-        "container": ["ModuleDict"],
+        "container": ["ModuleDict", "ParameterDict", "ParameterList"],
         "dropout": ["Dropout", "Dropout2d"],
         "gpt": ["GPT", "KVCache"],
         "loss": ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "L1Loss", "MSELoss",

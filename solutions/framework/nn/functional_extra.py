@@ -1,13 +1,23 @@
 """Provided: more of `torch.nn.functional`, built from the ops that have their gradients:
 `leaky_relu`, `silu` and `dropout2d` (`smooth_l1_loss` is refused: bonus 3.9's answer).
 `F.leaky_relu` and the others are read from here when first used (functional.py's
-`__getattr__`).
+`__getattr__`), and so are `functional_activation.py`'s (`F.softplus`, ...); a name neither
+has is the error that says so (`provided/loud.py`).
 """
 
 from __future__ import annotations
 
 from ..provided.generator import default_generator
+from ..provided.loud import missing
 from ..tensor import Tensor
+
+
+def __getattr__(name: str):
+    from . import functional_activation
+
+    if name in functional_activation.NAMES:
+        return getattr(functional_activation, name)
+    raise missing(f"{__package__}.functional", name)
 
 
 def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
