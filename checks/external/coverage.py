@@ -34,6 +34,7 @@ from pathlib import Path
 from checks.loader import load_framework
 
 NAMES_FILE = Path(__file__).resolve().parent / "pytorch_names.json"
+TENSOR_NAMES_FILE = Path(__file__).resolve().parents[2] / "solutions/framework/provided/tensor_names.py"
 README = Path(__file__).resolve().parent.parent.parent / "README.md"
 NAMESPACES = {"torch": "", "torch.Tensor": "Tensor", "torch.nn": "nn", "torch.nn.functional": "nn.functional",
               "torch.utils.data": "utils.data"}
@@ -97,6 +98,23 @@ def save_names() -> None:
               "torch.nn.functional": torch.nn.functional, "torch.utils.data": torch.utils.data}
     names = {key: sorted(n for n in dir(owner) if not n.startswith("_")) for key, owner in owners.items()}
     NAMES_FILE.write_text(json.dumps({"torch_version": torch.__version__, **names}, indent=0) + "\n")
+    TENSOR_NAMES_FILE.write_text(tensor_names_module(torch.__version__, names["torch.Tensor"]))
+
+
+def tensor_names_module(version: str, names: list[str]) -> str:
+    """The text of the framework's `provided/tensor_names.py`: `torch.Tensor`'s public names."""
+    lines, line = [], "   "
+    for name in names:
+        if len(line) + len(name) + 4 > 99:
+            lines.append(line.rstrip())
+            line = "   "
+        line += f" {name!r},"
+    lines.append(line.rstrip())
+    body = "\n".join(lines)
+    return (f'"""The public names of PyTorch {version}\'s `torch.Tensor`, written by\n'
+            '`python -m checks.external.coverage --save-names`: each one that `Tensor` lacks is an '
+            'error of\nours that says so (`loud.py`)."""\n\n'
+            f"TENSOR_NAMES = (\n{body}\n)\n")
 
 
 def framework_owner(namespace: str, impl: str):
