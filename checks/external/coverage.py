@@ -40,9 +40,11 @@ NAMESPACES = {"torch": "", "torch.Tensor": "Tensor", "torch.nn": "nn", "torch.nn
               "torch.utils.data": "utils.data"}
 #: Names the framework defines only to refuse them, each with an error naming the difference
 #: (with those of the framework's own table, `framework.provided.loud.REFUSED`).
-LOUD = {"torch.Tensor": {"cuda", "cumsum", "cumsum_", "cumprod", "cumprod_", "logcumsumexp"},
-        "torch": {"set_default_dtype", "cumsum", "cumprod", "logcumsumexp", "initial_seed"},
-        "torch.nn.functional": {"smooth_l1_loss"}}
+LOUD = {"torch.Tensor": {"cuda", "cumsum", "cumsum_", "cumprod", "cumprod_", "logcumsumexp", "logsumexp"},
+        "torch": {"set_default_dtype", "cumsum", "cumprod", "logcumsumexp", "logsumexp", "initial_seed"},
+        "torch.nn.functional": {"smooth_l1_loss", "huber_loss", "softplus", "logsigmoid", "mish",
+                                "soft_margin_loss"},
+        "torch.nn": {"HuberLoss", "SmoothL1Loss", "Softplus", "LogSigmoid", "Mish", "SoftMarginLoss"}}
 BEGIN = "<!-- coverage: begin (python -m checks.external.coverage --readme) -->"
 END = "<!-- coverage: end -->"
 FAMILY_BEGIN = "<!-- coverage by family: begin (python -m checks.external.coverage --readme) -->"

@@ -1,9 +1,9 @@
 """Provided: PyTorch's reductions, scans, sorting and selection beyond chapter 2's: `nansum`,
-`nanmean`, `logsumexp`, `aminmax`, `count_nonzero`, `diff`, `cummax`/`cummin`, `msort`,
+`nanmean`, `aminmax`, `count_nonzero`, `diff`, `cummax`/`cummin`, `msort`,
 `kthvalue`, `median`, `nanmedian`, `quantile`, `nanquantile`, `mode`, `unique`,
 `unique_consecutive`. Values with a gradient are picked with `gather` or built
-from ops that have theirs; the indices come from NumPy. (`cumprod` and `logcumsumexp` are
-refused: their gradients are running sums, bonus exercise 2.11's answer.)
+from ops that have theirs; the indices come from NumPy. (Refused: `logsumexp`, bonus exercise
+2.12's answer, and `cumprod` and `logcumsumexp`, whose gradients are running sums, 2.11's.)
 """
 
 from __future__ import annotations
@@ -49,10 +49,10 @@ class SelectionMethods:
         return self.nansum(dim, keepdim) / count.astype(self.dtype)
 
     def logsumexp(self, dim, keepdim: bool = False):
-        """log Σ eˣ over `dim`, shifted by the maximum so no eˣ overflows."""
-        top = self.amax(dim, keepdims=True).detach()
-        total = (self - top).exp().sum(dim, keepdims=keepdim)
-        return total.log() + (top if keepdim else top.reshape(total.shape))
+        """Not provided: the stable log Σ eˣ is bonus exercise 2.12's answer."""
+        raise NotImplementedError(
+            "logsumexp is not provided: it is chapter 2's bonus exercise 2.12; once written, use "
+            "framework.bonus.chapter2_tensor.logsumexp(x, dim, keepdim)")
 
     def aminmax(self, *, dim=None, keepdim: bool = False):
         """(min, max) over `dim` (all elements if None)."""

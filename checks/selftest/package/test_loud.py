@@ -120,3 +120,30 @@ def test_the_running_products_and_sums_are_bonus_2_11s_and_refused(call):
     with pytest.raises(NotImplementedError, match=r"bonus exercise 2.11"):
         call(Tensor(np.ones(3)))
 
+
+
+@pytest.mark.parametrize("call", [lambda x: x.logsumexp(0), lambda x: fw.logsumexp(x, 0)])
+def test_logsumexp_is_bonus_2_12s_and_refused(call):
+    with pytest.raises(NotImplementedError, match=r"bonus exercise 2.12"):
+        call(Tensor(np.ones(3)))
+
+
+@pytest.mark.parametrize("name", ["softplus", "logsigmoid", "mish", "soft_margin_loss"])
+def test_softplus_under_any_of_its_names_is_bonus_3_8s_and_refused(name):
+    F = importlib.import_module("framework.nn.functional")
+    with pytest.raises(NotImplementedError, match=rf"^F.{name} is not provided: .*bonus exercise 3.8"):
+        getattr(F, name)(Tensor(np.ones(3)), Tensor(np.ones(3)))
+
+
+@pytest.mark.parametrize("name, exercise", [("Softplus", "3.8"), ("LogSigmoid", "3.8"), ("Mish", "3.8"),
+                                            ("SoftMarginLoss", "3.8"), ("HuberLoss", "3.9"),
+                                            ("SmoothL1Loss", "3.9")])
+def test_the_module_forms_of_bonus_answers_are_refused_when_made(name, exercise):
+    with pytest.raises(NotImplementedError, match=rf"^nn.{name} is not provided: .*{exercise}"):
+        getattr(fw.nn, name)()
+
+
+def test_huber_loss_is_bonus_3_9s_and_refused():
+    F = importlib.import_module("framework.nn.functional")
+    with pytest.raises(NotImplementedError, match=r"^F.huber_loss is not provided: .*3.9"):
+        F.huber_loss(Tensor(np.ones(2)), np.ones(2))

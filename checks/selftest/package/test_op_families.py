@@ -29,8 +29,13 @@ MIXINS = [getattr(importlib.import_module(f"framework.provided.{module}"), name)
     ("elementwise", "ElementwiseMethods"), ("logic", "LogicMethods"),
     ("selection", "SelectionMethods"), ("indexing", "IndexingMethods"),
     ("random_ops", "RandomMethods"))]
-ACTIVATIONS = importlib.import_module("framework.nn.functional_activation").NAMES
+BONUS_3_8 = ("softplus", "logsigmoid", "mish", "soft_margin_loss")  # refused: softplus is 3.8's
+ACTIVATIONS = [n for n in importlib.import_module("framework.nn.functional_activation").NAMES
+               if n not in BONUS_3_8]
+LOSSES = [n for n in importlib.import_module("framework.nn.functional_loss_extra").NAMES
+          if n not in (*BONUS_3_8, "huber_loss")]
 MODULE_FORMS = importlib.import_module("framework.nn.activation").MODULE_FORMS
+LOSS_FORMS = importlib.import_module("framework.nn.loss").LOSS_FORMS
 #: where the inputs of an op must lie (the rest draw from [-2, 2))
 DOMAINS = {"asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atanh": (-0.9, 0.9), "acosh": (1.1, 3.0),
            "log2": (0.2, 3.0), "log10": (0.2, 3.0), "reciprocal": (0.2, 3.0), "logit": (0.05, 0.95),
@@ -50,6 +55,16 @@ def domain_leaf(name, *shape, offset=0.013):
 
 
 INDEX = np.array([[0, 2], [1, 0]])
+SIGNS = np.array([1.0, -1.0, -1.0, 1.0], np.float32)
+#: each loss's tensor inputs (shapes) and then its fixed arguments (targets)
+LOSS_INPUTS = {"kl_div": [(4,)], "margin_ranking_loss": [(4,), (4,)], "hinge_embedding_loss": [(4,)],
+               "cosine_embedding_loss": [(4, 3), (4, 3)], "poisson_nll_loss": [(4,)],
+               "gaussian_nll_loss": [(4,)], "triplet_margin_loss": [(4, 3), (4, 3), (4, 3)]}
+LOSS_TARGETS = {"kl_div": (np.float32([0.1, 0.2, 0.3, 0.4]),), "margin_ranking_loss": (SIGNS,),
+                "hinge_embedding_loss": (SIGNS,), "cosine_embedding_loss": (SIGNS,),
+                "poisson_nll_loss": (np.float32([0, 1, 2, 3]),),
+                "gaussian_nll_loss": (np.float32([0.5, 0, 1, 2]), np.float32([0.5, 1, 2, 1])),
+                "triplet_margin_loss": ()}
 MASK = np.array([[True, False, True], [False, True, False]])
 
 # name → (inputs, op) for the ops that are no row of elementwise.UNARY or BINARY
@@ -67,7 +82,6 @@ FLOAT32_OPS = {
     "minimum": (lambda: [leaf(2, 3), leaf(3, offset=0.02)], lambda a, b: a.minimum(b)),
     "nansum": (lambda: [leaf(2, 3)], lambda a: a.nansum(1)),
     "nanmean": (lambda: [leaf(2, 3)], lambda a: a.nanmean(dim=0, keepdim=True)),
-    "logsumexp": (lambda: [leaf(2, 3)], lambda a: a.logsumexp(1)),
     "aminmax": (lambda: [leaf(2, 3)], lambda a: a.aminmax(dim=1).max - a.aminmax(dim=1).min),
     "diff": (lambda: [leaf(2, 4)], lambda a: a.diff(n=2)),
     "dist": (lambda: [leaf(2, 3), leaf(3)], lambda a, b: a.dist(b)),
@@ -107,6 +121,9 @@ FLOAT32_OPS = {
     **{f"F.{name}": (lambda: [leaf(2, 4)], getattr(F, name))
        for name in ACTIVATIONS if name not in ("cosine_similarity", "pairwise_distance", "threshold")},
     "F.threshold": (lambda: [leaf(2, 4)], lambda a: F.threshold(a, 0.1, 20.0)),
+    **{f"F.{name}": (lambda n=name: [leaf(*shape) for shape in LOSS_INPUTS[n]],
+                     lambda *inputs, n=name: getattr(F, n)(*inputs, *LOSS_TARGETS[n]))
+       for name in LOSSES},
     "F.cosine_similarity": (lambda: [leaf(2, 3), leaf(2, 3, offset=0.2)], F.cosine_similarity),
     "F.pairwise_distance": (lambda: [leaf(2, 3), leaf(2, 3, offset=0.2)], F.pairwise_distance),
 }
@@ -128,8 +145,9 @@ NOT_FLOAT_OPS = {
     "floor_divide", "not_equal", "greater", "greater_equal", "less", "less_equal", "count_nonzero",
     "unique", "unique_consecutive", "nonzero", "argwhere", "bernoulli",
 }
-# refused in our words (a bonus exercise's answer): test_pytorch_extras.py and below
-REFUSED = {"cumprod", "logcumsumexp", "cumprod_", "cumsum_"}
+# refused in our words (a bonus exercise's answer): test_loud.py
+REFUSED = {"cumprod", "logcumsumexp", "cumprod_", "cumsum_", "logsumexp", "F.huber_loss",
+           *(f"F.{n}" for n in BONUS_3_8)}
 # in-place random fills: tested with the draws below
 FILLS = {"bernoulli_", "uniform_", "normal_", "exponential_", "geometric_", "cauchy_",
          "log_normal_", "random_"}
@@ -137,7 +155,9 @@ FILLS = {"bernoulli_", "uniform_", "normal_", "exponential_", "geometric_", "cau
 
 def family_names() -> set[str]:
     names = {n for mixin in MIXINS for n in vars(mixin) if not n.startswith("_")}
-    return names | {f"F.{n}" for n in ACTIVATIONS}
+    extras = (importlib.import_module(f"framework.nn.{module}").NAMES
+              for module in ("functional_activation", "functional_loss_extra"))
+    return names | {f"F.{n}" for names_ in extras for n in names_}
 
 
 def test_every_family_op_is_tested_here():
@@ -195,7 +215,6 @@ GRADIENT_CASES = {
                           [drawn(d, (2, 3)), drawn(d, (3,)), drawn(d, (2, 1), 0.5, 2.0)]),
     "ldexp": one(lambda a: a.ldexp(np.array([1.0, -2.0, 0.0])), 2, 3),
     "nansum": one(lambda a: a.nansum(0), 3, 2),
-    "logsumexp": one(lambda a: a.logsumexp(-1, keepdim=True), 2, 4),
     "diff": one(lambda a: a.diff(dim=0), 4, 2),
     "dist": lambda d: (lambda a, b: a.dist(b), [drawn(d, (2, 3)), drawn(d, (2, 3), offset=0.006)]),
     "cummax": one(lambda a: a.cummax(1).values, 2, 5),
@@ -225,6 +244,10 @@ GRADIENT_CASES = {
     **{f"F.{name}": one(getattr(F, name), 2, 4) for name in ACTIVATIONS
        if name not in ("cosine_similarity", "pairwise_distance", "threshold")},
     "F.threshold": one(lambda a: F.threshold(a, 0.105, -3.0), 2, 4),
+    **{f"F.{name}": lambda d, n=name: (
+        lambda *inputs: getattr(F, n)(*inputs, *LOSS_TARGETS[n], reduction="sum"),
+        [drawn(d, shape, offset=0.001 + 0.003 * i) for i, shape in enumerate(LOSS_INPUTS[n])])
+       for name in LOSSES},
     "F.cosine_similarity": lambda d: (F.cosine_similarity, [drawn(d, (2, 3)), drawn(d, (2, 3))]),
     "F.pairwise_distance": lambda d: (F.pairwise_distance,  # apart: no distance near 0 (a kink)
                                       [drawn(d, (2, 3)), drawn(d, (2, 3), offset=0.006)]),
@@ -463,10 +486,33 @@ def _function_of(name: str) -> str:
     return {n.lower().replace("_", ""): n for n in ACTIVATIONS}[name.lower()]
 
 
+@pytest.mark.parametrize("name", LOSS_FORMS)
+def test_each_loss_form_is_its_function_with_its_reduction(name):
+    function = {n.replace("_", "").removesuffix("loss"): n for n in LOSSES}[
+        name.lower().removesuffix("loss")]
+    inputs = [leaf(*shape) for shape in LOSS_INPUTS[function]]
+    for reduction in ("mean", "sum", "none"):
+        module = getattr(nn, name)(reduction=reduction)
+        expected = getattr(F, function)(*inputs, *LOSS_TARGETS[function], reduction=reduction)
+        np.testing.assert_allclose(module(*inputs, *LOSS_TARGETS[function]).data, expected.data)
+    assert repr(getattr(nn, name)()) == f"{name}(reduction='mean')"
+    with pytest.raises(NotImplementedError, match=rf"{name}: the argument size_average="):
+        getattr(nn, name)(size_average=True)
+
+
+def test_kl_div_matches_its_definition_and_batchmean_divides_by_the_batch():
+    p, q = np.float32([0.2, 0.3, 0.5]), np.float32([0.1, 0.6, 0.3])
+    expected = np.sum(p * (np.log(p) - np.log(q)))
+    assert np.isclose(F.kl_div(Tensor(np.log(q)), p, reduction="sum").item(), expected)
+    assert np.isclose(F.kl_div(Tensor(np.log(q)), np.log(p), reduction="sum", log_target=True).item(),
+                      expected)
+    assert np.isclose(nn.KLDivLoss(reduction="batchmean")(Tensor(np.log(q)), p).item(), expected / 3)
+
+
 def test_a_module_forms_options_reach_its_function_and_its_repr():
     x = leaf(2, 3)
-    np.testing.assert_array_equal(nn.Softplus(2.0, threshold=1.0)(x).data,
-                                  F.softplus(x, beta=2.0, threshold=1.0).data)
+    np.testing.assert_array_equal(nn.ELU(2.0)(x).data, F.elu(x, alpha=2.0).data)
+    np.testing.assert_array_equal(nn.Softshrink(lambd=0.3)(x).data, F.softshrink(x, 0.3).data)
     assert repr(nn.Hardtanh(-2.0, 2.0)) == "Hardtanh(min_val=-2.0, max_val=2.0)"
     with pytest.raises(TypeError, match=r"ELU: takes \['alpha'\]"):
         nn.ELU(beta=2.0)

@@ -210,7 +210,8 @@ EXTRAS |= {n for module, mixin in (("elementwise", "ElementwiseMethods"), ("logi
                                    ("random_ops", "RandomMethods"), ("loud", "LoudMethods"))
            for n in vars(getattr(importlib.import_module(f"framework.provided.{module}"), mixin))
            if not n.startswith("_")}
-EXTRAS |= {f"F.{n}" for n in importlib.import_module("framework.nn.functional_activation").NAMES}
+EXTRAS |= {f"F.{n}" for module in ("functional_activation", "functional_loss_extra")
+           for n in importlib.import_module(f"framework.nn.{module}").NAMES}
 
 
 def test_every_public_op_has_a_dtype_entry():

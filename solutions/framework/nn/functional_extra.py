@@ -1,8 +1,9 @@
 """Provided: more of `torch.nn.functional`, built from the ops that have their gradients:
 `leaky_relu`, `silu` and `dropout2d` (`smooth_l1_loss` is refused: bonus 3.9's answer).
 `F.leaky_relu` and the others are read from here when first used (functional.py's
-`__getattr__`), and so are `functional_activation.py`'s (`F.softplus`, ...); a name neither
-has is the error that says so (`provided/loud.py`).
+`__getattr__`), and so are `functional_activation.py`'s (`F.elu`, ...) and
+`functional_loss_extra.py`'s (`F.kl_div`, ...); a name none has is the error that says so
+(`provided/loud.py`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from ..tensor import Tensor
 
 
 def __getattr__(name: str):
-    from . import functional_activation
+    from . import functional_activation, functional_loss_extra
 
-    if name in functional_activation.NAMES:
-        return getattr(functional_activation, name)
+    for home in (functional_activation, functional_loss_extra):
+        if name in home.NAMES:
+            return getattr(home, name)
     raise missing(f"{__package__}.functional", name)
 
 
