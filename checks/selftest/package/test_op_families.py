@@ -37,7 +37,8 @@ LOSSES = [n for n in importlib.import_module("framework.nn.functional_loss_extra
 MODULE_FORMS = importlib.import_module("framework.nn.activation").MODULE_FORMS
 LOSS_FORMS = importlib.import_module("framework.nn.loss").LOSS_FORMS
 #: where the inputs of an op must lie (the rest draw from [-2, 2))
-DOMAINS = {"asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atanh": (-0.9, 0.9), "acosh": (1.1, 3.0),
+DOMAINS = {"tan": (-1.2, 1.2), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9), "atanh": (-0.9, 0.9),
+           "acosh": (1.1, 3.0),
            "log2": (0.2, 3.0), "log10": (0.2, 3.0), "reciprocal": (0.2, 3.0), "logit": (0.05, 0.95),
            "fmod": (0.5, 2.0), "remainder": (0.5, 2.0), "xlogy": (0.2, 3.0)}
 
