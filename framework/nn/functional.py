@@ -28,8 +28,8 @@ def __getattr__(name: str):
         from . import functional_transformer as home
     elif name in ("conv2d", "max_pool2d", "avg_pool2d"):
         from . import conv as home
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    else:  # the other provided extras, or the error that names a missing name
+        from . import functional_extra as home
     globals()[name] = getattr(home, name)
     return globals()[name]
 

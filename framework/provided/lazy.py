@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from types import ModuleType
 
+from .loud import missing
+
 
 class _Package(ModuleType):
     """A package module; a name it exports is never replaced by a submodule of that name.
@@ -58,7 +60,7 @@ def attach(
             except ModuleNotFoundError as error:
                 if error.name != f"{package}.{aliases.get(name, name)}":
                     raise  # a module that the submodule imports is missing, not the submodule
-                raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+                raise missing(package, name) from None
         vars(module)[name] = value  # read once: the next read finds it as a plain attribute
         return value
 

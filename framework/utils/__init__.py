@@ -4,6 +4,7 @@ checkpoint.py that does not import yet breaks nothing else."""
 
 import importlib
 
+from ..provided.loud import missing
 from . import data
 
 __all__ = ["data"]
@@ -12,4 +13,4 @@ __all__ = ["data"]
 def __getattr__(name: str):
     if name == "checkpoint":
         return importlib.import_module(f"{__name__}.checkpoint")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise missing(__name__, name)

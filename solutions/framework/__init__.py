@@ -21,6 +21,7 @@ course's sizes). `set_backend("kernels")` runs F.layer_norm, F.softmax and F.gel
 fused kernels (`provided/backend.py`; it imports Numba, nothing else here does).
 """
 
+from .provided.function_names import BUILTIN_NAMES, METHOD_FUNCTIONS, OWN_FUNCTIONS, REFUSED_FUNCTIONS
 from .provided.lazy import attach, keep_old_paths
 
 #: Module paths of files that moved, kept working: old path → where the file is now.
@@ -65,6 +66,8 @@ __all__, __getattr__, __dir__ = attach(
             "logical_and", "logical_not", "logical_or", "lt", "mm", "multinomial", "ne", "norm",
             "prod", "rsqrt", "set_default_device", "set_default_dtype", "sin", "sort", "split",
             "square", "std", "topk", "var"],
+        # the families of PyTorch's names (issue 38): elementwise, logic, selection, indexing, ...
+        "provided.functions": [*METHOD_FUNCTIONS, *OWN_FUNCTIONS, *REFUSED_FUNCTIONS],
         "function": ["Context", "Function", "unbroadcast"],
         "gradcheck": ["gradcheck", "numerical_gradient"],
         "tensor": ["Tensor"],
@@ -73,6 +76,7 @@ __all__, __getattr__, __dir__ = attach(
     aliases={name: MOVED[name] for name in ("autograd", "data", "memory", "runtime", "surface",
                                              "viz")},
     # builtins' names (torch.sum, torch.float): attributes, but kept out of `import *`
-    unlisted={"provided.surface": ["abs", "bool", "float", "int", "max", "min", "pow", "sum"]},
+    unlisted={"provided.surface": ["abs", "bool", "float", "int", "max", "min", "pow", "sum"],
+              "provided.functions": list(BUILTIN_NAMES)},
 )
-del attach, keep_old_paths  # helpers of this file, not names of the package
+del attach, keep_old_paths, BUILTIN_NAMES, METHOD_FUNCTIONS, OWN_FUNCTIONS, REFUSED_FUNCTIONS

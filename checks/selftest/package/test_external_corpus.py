@@ -43,3 +43,26 @@ def test_the_readme_coverage_table_is_the_one_pytorchs_names_give_today():
     table = coverage.markdown(coverage.classify("solutions"), version)
     assert f"{coverage.BEGIN}\n{table}\n{coverage.END}" in coverage.README.read_text(), (
         "README's coverage table is stale: python -m checks.external.coverage --readme")
+
+
+def test_the_readme_family_table_is_the_one_pytorchs_names_give_today():
+    families = coverage.family_markdown(coverage.classify("solutions"))
+    section = f"{coverage.FAMILY_BEGIN}\n{families}\n{coverage.FAMILY_END}"
+    assert section in coverage.README.read_text(), (
+        "README's coverage table by family is stale: python -m checks.external.coverage --readme")
+
+
+def test_every_name_of_a_family_is_one_of_pytorchs():
+    """A base name PyTorch lacks (a typo in FAMILIES) would count nothing: none may be there."""
+    names = json.loads(coverage.NAMES_FILE.read_text())
+    known = {n.removesuffix("_") for ns in ("torch", "torch.Tensor") for n in names[ns]}
+    for family, bases in coverage.FAMILIES.items():
+        assert not set(bases) - known, f"{family}: not PyTorch's: {sorted(set(bases) - known)}"
+    assert set(coverage.CONTAINERS) <= set(names["torch.nn"])
+
+
+def test_the_module_forms_are_derived_from_the_functional_names():
+    names = json.loads(coverage.NAMES_FILE.read_text())
+    forms = coverage.module_forms(names)
+    assert {"Softplus", "MSELoss", "CrossEntropyLoss", "ReLU"} <= set(forms)
+    assert not {"Module", "Sequential", "Parameter"} & set(forms)

@@ -203,6 +203,15 @@ EXTRAS = {n for n in vars(importlib.import_module("framework.provided.math_ops")
           if not n.startswith("_")}
 EXTRAS |= {f"F.{n}" for n in ("leaky_relu", "silu", "dropout2d")}
 EXTRAS |= {"F.smooth_l1_loss"}  # refused in our words: bonus 3.9's answer (test_pytorch_extras.py)
+# PyTorch's families (provided/elementwise.py, logic.py, ...): test_op_families.py holds each to a
+# float32 entry and a gradient check; loud.py's refusals are tested in test_loud.py
+EXTRAS |= {n for module, mixin in (("elementwise", "ElementwiseMethods"), ("logic", "LogicMethods"),
+                                   ("selection", "SelectionMethods"), ("indexing", "IndexingMethods"),
+                                   ("random_ops", "RandomMethods"), ("loud", "LoudMethods"))
+           for n in vars(getattr(importlib.import_module(f"framework.provided.{module}"), mixin))
+           if not n.startswith("_")}
+EXTRAS |= {f"F.{n}" for module in ("functional_activation", "functional_loss_extra")
+           for n in importlib.import_module(f"framework.nn.{module}").NAMES}
 
 
 def test_every_public_op_has_a_dtype_entry():

@@ -1,14 +1,26 @@
 """Provided: more of `torch.nn.functional`, built from the ops that have their gradients:
 `leaky_relu`, `silu` and `dropout2d` (`smooth_l1_loss` is refused: bonus 3.9's answer).
 `F.leaky_relu` and the others are read from here when first used (functional.py's
-`__getattr__`).
+`__getattr__`), and so are `functional_activation.py`'s (`F.elu`, ...) and
+`functional_loss_extra.py`'s (`F.kl_div`, ...); a name none has is the error that says so
+(`provided/loud.py`).
 """
 
 from __future__ import annotations
 
 from ..provided.generator import default_generator
+from ..provided.loud import missing
 from ..tensor import Tensor
 from ._reduction import legacy_arguments
+
+
+def __getattr__(name: str):
+    from . import functional_activation, functional_loss_extra
+
+    for home in (functional_activation, functional_loss_extra):
+        if name in home.NAMES:
+            return getattr(home, name)
+    raise missing(f"{__package__}.functional", name)
 
 
 def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:

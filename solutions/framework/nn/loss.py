@@ -107,3 +107,68 @@ class BCELoss(_Loss):
 
     def forward(self, input: Tensor, target) -> Tensor:
         return F.binary_cross_entropy(input, target, reduction=self.reduction)
+
+
+def _loss_form(name: str, function: str, inputs: int, **options) -> type:
+    """The module form of `F.<function>` (a loss of `inputs` tensors and a target): PyTorch's
+    options by keyword, with its defaults, and `reduction`."""
+    def __init__(self, *, size_average=None, reduce=None, reduction: str = "mean", **given) -> None:
+        _unsupported(name, size_average=size_average, reduce=reduce)
+        unknown = set(given) - set(options)
+        if unknown:
+            raise TypeError(f"{name}: takes {sorted(options)} and reduction, got {sorted(unknown)}")
+        if reduction == "batchmean" and function == "kl_div":
+            Module.__init__(self)
+            self.reduction = reduction
+        else:
+            _Loss.__init__(self, reduction)
+        self.__dict__.update({**options, **given})
+
+    def forward(self, *tensors: Tensor) -> Tensor:
+        extra = {k: getattr(self, k) for k in options}
+        return getattr(F, function)(*tensors, reduction=self.reduction, **extra)
+
+    return type(name, (_Loss,), {"__init__": __init__, "forward": forward, "__module__": __name__,
+                                 "__doc__": f"The module form of `F.{function}`."})
+
+
+KLDivLoss = _loss_form("KLDivLoss", "kl_div", 1, log_target=False)
+MarginRankingLoss = _loss_form("MarginRankingLoss", "margin_ranking_loss", 2, margin=0.0)
+HingeEmbeddingLoss = _loss_form("HingeEmbeddingLoss", "hinge_embedding_loss", 1, margin=1.0)
+CosineEmbeddingLoss = _loss_form("CosineEmbeddingLoss", "cosine_embedding_loss", 2, margin=0.0)
+PoissonNLLLoss = _loss_form("PoissonNLLLoss", "poisson_nll_loss", 1, log_input=True, full=False,
+                            eps=1e-8)
+GaussianNLLLoss = _loss_form("GaussianNLLLoss", "gaussian_nll_loss", 1, full=False, eps=1e-6)
+TripletMarginLoss = _loss_form("TripletMarginLoss", "triplet_margin_loss", 3, margin=1.0, p=2.0,
+                               eps=1e-6, swap=False)
+LOSS_FORMS = ("KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
+              "CosineEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "TripletMarginLoss")
+
+
+class SoftMarginLoss(_Loss):
+    """Not provided: its loss is softplus of the margin, chapter 3's bonus exercise 3.8."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise NotImplementedError(
+            "nn.SoftMarginLoss is not provided: its loss is softplus(-target * input), and "
+            "softplus is chapter 3's bonus exercise 3.8; once written, reduce "
+            "framework.bonus.chapter3_primitives.softplus(-target * input)")
+
+
+class HuberLoss(_Loss):
+    """Not provided: Huber's loss is chapter 3's bonus exercise 3.9."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise NotImplementedError(
+            "nn.HuberLoss is not provided: it is chapter 3's bonus exercise 3.9; once written, "
+            "call framework.bonus.chapter3_primitives.huber_loss(input, target, reduction, delta)")
+
+
+class SmoothL1Loss(_Loss):
+    """Not provided: it is Huber's loss divided by β, chapter 3's bonus exercise 3.9."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        raise NotImplementedError(
+            "nn.SmoothL1Loss is not provided: it is Huber's loss divided by beta, chapter 3's "
+            "bonus exercise 3.9; once written, call framework.bonus.chapter3_primitives."
+            "huber_loss(input, target, reduction, delta=beta) / beta")

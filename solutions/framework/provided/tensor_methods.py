@@ -13,9 +13,15 @@ from ..function import unwrap
 from ..ops import Clamp, Neg, ReLU, normalize_axes
 from ..shape_ops import Clone, Gather, Triangle, _plain_index
 from .device import check_device, device
+from .elementwise import ElementwiseMethods
 from .in_place import SetItem, change_in_place, numpy_setitem
+from .indexing import IndexingMethods
+from .logic import LogicMethods
+from .loud import LoudMethods
 from .math_ops import MathMethods
 from .printing import Size
+from .random_ops import RandomMethods
+from .selection import SelectionMethods
 
 
 def _is_dtype(value) -> bool:
@@ -25,7 +31,8 @@ def _is_dtype(value) -> bool:
         return False
 
 
-class TensorMethods(MathMethods):
+class TensorMethods(MathMethods, ElementwiseMethods, LogicMethods, SelectionMethods,
+                    IndexingMethods, RandomMethods, LoudMethods):
     """The methods of `Tensor` that only repeat its own ops under PyTorch's names."""
 
     __slots__ = ()

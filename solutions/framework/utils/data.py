@@ -22,6 +22,7 @@ import numpy as np
 
 from ..provided.data import batch_indices
 from ..provided.generator import Generator, numpy_generator
+from ..provided.loud import missing
 from ..provided.surface import stack
 from ..tensor import Tensor
 
@@ -162,3 +163,8 @@ class DataLoader:
                 yield [t[rows] for t in self.dataset.tensors]
             else:
                 yield self.collate_fn([self.dataset[int(i)] for i in rows])
+
+
+def __getattr__(name: str):
+    """A name this module lacks: the error that says so in our words (`provided/loud.py`)."""
+    raise missing(__name__, name)
