@@ -117,6 +117,7 @@ def test_calls_only_pytorch_makes_mean_what_they_mean_in_pytorch():
     np.testing.assert_allclose(g.std().item(), np.std(values, ddof=1), rtol=1e-6)
     assert g.view(-1).tolist() == [1.0, 5.0, 3.0, 2.0]
     assert g.transpose(0, 1).tolist() == values.T.tolist()
+    assert g.nonzero(as_tuple=True)[0].tolist() == [0, 0, 1, 1]
 
 
 def test_a_gradient_prints_as_the_tensor_of_its_values():

@@ -21,7 +21,7 @@ import numpy as np
 
 #: Keywords only PyTorch's reductions and shape methods take.
 TORCH_KEYWORDS = frozenset({"dim", "keepdim", "descending", "unbiased", "correction",
-                            "start_dim", "end_dim"})
+                            "start_dim", "end_dim", "as_tuple"})
 #: Keywords only NumPy's methods take (NumPy's own functions always pass some of them).
 NUMPY_KEYWORDS = frozenset({"axis", "out", "dtype", "keepdims", "ddof", "where", "kind",
                             "order", "initial", "mean"})
@@ -61,7 +61,7 @@ def _no_axis(args: tuple, kwargs: dict) -> bool:
 #: Methods of both ndarray and Tensor: when a call is PyTorch's rather than NumPy's.
 PYTORCH_CALL: dict[str, Callable[[tuple, dict], bool]] = {
     **dict.fromkeys(("sum", "mean", "prod", "all", "any", "argmax", "argmin", "cumsum",
-                     "squeeze", "argsort"), _torch_keyword),
+                     "cumprod", "squeeze", "argsort", "nonzero"), _torch_keyword),
     **dict.fromkeys(("max", "min", "flatten"), _any_argument),
     **dict.fromkeys(("std", "var", "sort"), _no_numpy_keyword),
     "transpose": _two_dims,
