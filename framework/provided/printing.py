@@ -160,13 +160,15 @@ def _nested(data: np.ndarray, indent: int, summarise: bool, element: ElementForm
 
 def module_repr(name: str, extra: str, children) -> str:
     """A module named `name`, with its extra_repr and its (key, module) children."""
+    if name == "ModuleList":
+        return _module_list_repr([repr(child) for _, child in children])
     lines = extra.split("\n") if extra else []
     if not children and len(lines) <= 1:
         return f"{name}({extra})"
     return _block(name, lines + [f"({key}): {child!r}" for key, child in children])
 
 
-def module_list_repr(texts: list[str]) -> str:
+def _module_list_repr(texts: list[str]) -> str:
     """A ModuleList of modules printed as `texts`: each run of equal ones once."""
     runs: list[list] = []  # [first index, last index, text]
     for i, text in enumerate(texts):

@@ -159,7 +159,7 @@ def test_repr_shows_the_tree():
         "  (1): ReLU()\n"
         "  (2): Sequential(\n"
         "    (0): Tanh()\n"
-        "    (1): GELU(approximate='tanh')\n"
+        "    (1): GELU()\n"
         "  )\n"
         "  (3): Linear(in_features=3, out_features=1, bias=False)\n"
         ")"

@@ -17,7 +17,7 @@ import numpy as np
 from ..function import unwrap
 from ..provided.device import check_device
 from ..provided.generator import default_generator
-from ..provided.printing import module_list_repr, module_repr
+from ..provided.printing import module_repr
 from ..provided.tensor_methods import _is_dtype
 from ..tensor import Tensor
 from . import functional as F
@@ -324,9 +324,6 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
-    def __repr__(self) -> str:
-        return module_list_repr([repr(module) for module in self])
-
 
 class Sequential(Module):
     """Modules applied one after the other: Sequential(a, b, c)(x) = c(b(a(x)))."""
@@ -419,9 +416,6 @@ class GELU(Module):
     def forward(self, x: Tensor) -> Tensor:
         return F.gelu(x)
 
-    def extra_repr(self) -> str:
-        return "approximate='tanh'"  # PyTorch's name of the form computed here
-
 
 # -- chapter 6: images ----------------------------------------------------------------------------
 
@@ -470,10 +464,8 @@ class _Pool2d(Module):
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride
 
-    def extra_repr(self) -> str:
-        """As PyTorch's (with the only padding it supports, 0)."""
-        stride = self.kernel_size if self.stride is None else self.stride
-        return f"kernel_size={self.kernel_size}, stride={stride}, padding=0"
+    def extra_repr(self) -> str:  # PyTorch's, with the only padding supported here
+        return f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, padding=0"
 
 
 class MaxPool2d(_Pool2d):
