@@ -175,7 +175,7 @@ def _cut(value, batch: int, span: tuple[int, int]):
     if isinstance(value, Tensor):
         if value.requires_grad:
             raise ValueError(
-                f"DataParallel: an argument of shape {value.shape} requires grad but has no "
+                f"DataParallel: an argument of shape {tuple(value.shape)} requires grad but has no "
                 f"batch axis of length {batch}: its gradient would come from one chunk only; "
                 "make it a parameter of the module instead"
             )
@@ -197,7 +197,7 @@ def _check_output(module: Module, out, span: tuple[int, int]) -> None:
         )
     if len(out) != span[1] - span[0]:
         raise ValueError(
-            f"DataParallel: {type(module).__name__}.forward returned shape {out.shape} for a "
+            f"DataParallel: {type(module).__name__}.forward returned shape {tuple(out.shape)} for a "
             f"chunk of {span[1] - span[0]} rows; its output must keep the batch on axis 0"
         )
 

@@ -113,7 +113,6 @@ def _loss_form(name: str, function: str, inputs: int, **options) -> type:
     """The module form of `F.<function>` (a loss of `inputs` tensors and a target): PyTorch's
     options by keyword, with its defaults, and `reduction`."""
     def __init__(self, *, size_average=None, reduce=None, reduction: str = "mean", **given) -> None:
-        _unsupported(name, size_average=size_average, reduce=reduce)
         unknown = set(given) - set(options)
         if unknown:
             raise TypeError(f"{name}: takes {sorted(options)} and reduction, got {sorted(unknown)}")
@@ -121,7 +120,7 @@ def _loss_form(name: str, function: str, inputs: int, **options) -> type:
             Module.__init__(self)
             self.reduction = reduction
         else:
-            _Loss.__init__(self, reduction)
+            _Loss.__init__(self, reduction, size_average, reduce)
         self.__dict__.update({**options, **given})
 
     def forward(self, *tensors: Tensor) -> Tensor:

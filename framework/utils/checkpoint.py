@@ -124,11 +124,11 @@ def _packed(outs, floating: list[int], dtype) -> Tensor:
 def _packing(function: Callable, outs, floating: list[int], dtype) -> Callable:
     """`function`, returning its floating outputs packed as the forward's were: what
     Checkpoint's backward reruns, so that it sees one output."""
-    layout = [(t.shape, t.dtype) if isinstance(t, Tensor) else None for t in outs]
+    layout = [(tuple(t.shape), t.dtype) if isinstance(t, Tensor) else None for t in outs]
 
     def packed(*args, **kwargs) -> Tensor:
         again = function(*args, **kwargs)
-        now = [(t.shape, t.dtype) if isinstance(t, Tensor) else None for t in again]
+        now = [(tuple(t.shape), t.dtype) if isinstance(t, Tensor) else None for t in again]
         if now != layout:
             raise RuntimeError(
                 f"checkpoint: the rerun of the function returned tensors of (shape, dtype) "

@@ -496,9 +496,9 @@ def test_each_loss_form_is_its_function_with_its_reduction(name):
         module = getattr(nn, name)(reduction=reduction)
         expected = getattr(F, function)(*inputs, *LOSS_TARGETS[function], reduction=reduction)
         np.testing.assert_allclose(module(*inputs, *LOSS_TARGETS[function]).data, expected.data)
-    assert repr(getattr(nn, name)()) == f"{name}(reduction='mean')"
-    with pytest.raises(NotImplementedError, match=rf"{name}: the argument size_average="):
-        getattr(nn, name)(size_average=True)
+    assert repr(getattr(nn, name)()) == f"{name}()"  # PyTorch's: the default is not shown
+    with pytest.warns(UserWarning, match=r"size_average= and reduce= are deprecated"):
+        assert getattr(nn, name)(size_average=False).reduction == "sum"
 
 
 def test_kl_div_matches_its_definition_and_batchmean_divides_by_the_batch():

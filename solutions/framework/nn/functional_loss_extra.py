@@ -1,7 +1,8 @@
 """Provided: more of `torch.nn.functional`'s losses, each built from ops that have their
 gradients: `kl_div`, `soft_margin_loss`, `margin_ranking_loss`, `hinge_embedding_loss`,
 `cosine_embedding_loss`, `poisson_nll_loss`, `gaussian_nll_loss`, `triplet_margin_loss`.
-Each takes PyTorch's `reduction` ("mean", "sum" or "none"); `nn/loss.py` has their module
+Each takes PyTorch's `reduction` ("mean", "sum" or "none"), and as PyTorch's the deprecated
+`size_average=`/`reduce=` where PyTorch takes them; `nn/loss.py` has their module
 forms. Refused: `huber_loss` (and `smooth_l1_loss`), bonus exercise 3.9's answer, and
 `soft_margin_loss`, softplus of the margin, 3.8's.
 """
@@ -13,9 +14,8 @@ import math
 import numpy as np
 
 from ..tensor import Tensor
+from ._reduction import REDUCTIONS, legacy_arguments
 from .functional_activation import cosine_similarity, pairwise_distance, refused_as_softplus
-
-REDUCTIONS = ("mean", "sum", "none")
 
 
 def reduced(losses: Tensor, reduction: str, op: str) -> Tensor:
@@ -25,6 +25,7 @@ def reduced(losses: Tensor, reduction: str, op: str) -> Tensor:
     return losses.mean() if reduction == "mean" else losses.sum() if reduction == "sum" else losses
 
 
+@legacy_arguments
 def kl_div(input: Tensor, target, reduction: str = "mean", log_target: bool = False) -> Tensor:  # noqa: A002
     """Σ target · (log target - input), input being log-probabilities ("batchmean" divides the
     sum by the batch size, as PyTorch's)."""
@@ -39,12 +40,14 @@ def kl_div(input: Tensor, target, reduction: str = "mean", log_target: bool = Fa
 soft_margin_loss = refused_as_softplus("soft_margin_loss", "softplus(-target * input), reduced")
 
 
+@legacy_arguments
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target, margin: float = 0.0,
                         reduction: str = "mean") -> Tensor:
     """max(0, -target · (input1 - input2) + margin), targets ±1."""
     return reduced((-(input1 - input2) * target + margin).relu(), reduction, "margin_ranking_loss")
 
 
+@legacy_arguments
 def hinge_embedding_loss(input: Tensor, target, margin: float = 1.0,  # noqa: A002
                          reduction: str = "mean") -> Tensor:
     """input where target is 1, max(0, margin - input) where it is -1."""
@@ -53,6 +56,7 @@ def hinge_embedding_loss(input: Tensor, target, margin: float = 1.0,  # noqa: A0
     return reduced(losses, reduction, "hinge_embedding_loss")
 
 
+@legacy_arguments
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target, margin: float = 0.0,
                           reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
@@ -62,6 +66,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target, margin: float 
     return reduced(losses, reduction, "cosine_embedding_loss")
 
 
+@legacy_arguments
 def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool = False,  # noqa: A002
                      eps: float = 1e-8, reduction: str = "mean") -> Tensor:
     """e^input - target · input (log_input), or input - target · log(input + eps); with
@@ -83,6 +88,7 @@ def gaussian_nll_loss(input: Tensor, target, var, full: bool = False, eps: float
     return reduced(losses, reduction, "gaussian_nll_loss")
 
 
+@legacy_arguments
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
                         p: float = 2, eps: float = 1e-6, swap: bool = False,
                         reduction: str = "mean") -> Tensor:

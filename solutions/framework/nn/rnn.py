@@ -85,7 +85,7 @@ def _state(name: str, label: str, value, expected: tuple) -> Tensor:
     if not isinstance(value, Tensor):
         raise TypeError(f"{name}: {label} must be a Tensor, got {type(value).__name__}")
     if value.shape != expected:
-        raise ValueError(f"{name}: {label} has shape {value.shape}; for this input it must be "
+        raise ValueError(f"{name}: {label} has shape {tuple(value.shape)}; for this input it must be "
                          f"{expected} (num_layers, batch, hidden_size), without batch for an "
                          "unbatched input")
     return value
@@ -97,9 +97,9 @@ def _check_input(name: str, input, input_size: int, ndims: tuple, layouts: str) 
         raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}; wrap it: "
                         "torch.tensor(x)")
     if input.ndim not in ndims:
-        raise ValueError(f"{name}: input has shape {input.shape}; expected {layouts}")
+        raise ValueError(f"{name}: input has shape {tuple(input.shape)}; expected {layouts}")
     if input.shape[-1] != input_size or 0 in input.shape:
-        raise ValueError(f"{name}: input has shape {input.shape}: {input.shape[-1]} features, "
+        raise ValueError(f"{name}: input has shape {tuple(input.shape)}: {input.shape[-1]} features, "
                          f"expected input_size={input_size} (and no empty axis)")
 
 
